@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// BridgeOptions are bridge's flags.
+type BridgeOptions struct {
+	IO   *IOStreams
+	Hook bool
+	JSON bool
+}
+
+func newBridgeCmd(f *Factory) *cobra.Command {
+	o := &BridgeOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "bridge",
+		Short: "Print the bridge note for the next session",
+		Long: `Bridge prints the bridge note the last wrap left for the next session, within
+the configured token budget (bridge_tokens, default 1500), and warns which of
+the files it cites changed since it was written: the note is a hypothesis to
+verify, not a fact. It first lands anything queued.
+
+With --hook it reads a Claude Code SessionStart hook's JSON on stdin and
+prints the note as SessionStart additionalContext.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runBridge(c.Context(), f, o) },
+	}
+	c.Flags().BoolVar(&o.Hook, "hook", false, "act as a SessionStart hook: JSON in on stdin, additionalContext JSON out")
+	c.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
+	return c
+}
+
+func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
+	if o.Hook {
+		f.hookMode = true
+		var h hookInput
+		if data, _ := io.ReadAll(io.LimitReader(o.IO.In, 1<<20)); len(strings.TrimSpace(string(data))) > 0 {
+			_ = json.Unmarshal(data, &h) // unknown or bad input: still inject what we have
+		}
+		if h.CWD != "" && f.Dir == "" {
+			f.Dir = h.CWD
+		}
+	}
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	var landedNote string
+	if !f.Active() {
+		if n, waiting, err := v.Drain(ctx); err != nil {
+			fmt.Fprintf(o.IO.ErrOut, "warning: landing queued writes failed: %v\n", err)
+		} else if n > 0 {
+			landedNote = fmt.Sprintf("landed %d queued record(s)", n)
+		} else if waiting != "" {
+			landedNote = "queued writes still wait: " + waiting
+		}
+	}
+	bv, err := v.Bridge(ctx)
+	if err != nil {
+		return err
+	}
+	text := bv.Text
+	if !bv.Exists {
+		text = ""
+	}
+	budget := v.Config.BridgeTokens * 4 // ~4 bytes a token
+	if len(text) > budget {
+		text = text[:budget] + "\n[… truncated to the bridge_tokens budget]\n"
+	}
+	var warn string
+	if len(bv.Stale) > 0 {
+		warn = fmt.Sprintf("Note: cited files changed since this note was written (%s): %s — verify before relying on it.",
+			shortRef(bv.Commit), strings.Join(bv.Stale, ", "))
+	}
+	switch {
+	case o.Hook:
+		ctxText := ""
+		if bv.Exists {
+			ctxText = "Bridge note from the previous session (" + bv.Path + "); a hypothesis to verify, not a fact:\n\n" + text
+			if warn != "" {
+				ctxText += "\n" + warn + "\n"
+			}
+		}
+		out := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": ctxText}}
+		return printJSON(o.IO, out)
+	case o.JSON:
+		return printJSON(o.IO, map[string]any{"path": bv.Path, "exists": bv.Exists, "text": text,
+			"written_at": bv.Commit, "stale": nonNil(bv.Stale), "landed": landedNote})
+	}
+	if landedNote != "" {
+		fmt.Fprintln(o.IO.ErrOut, landedNote)
+	}
+	if !bv.Exists {
+		fmt.Fprintf(o.IO.Out, "no bridge note yet (%s); `git scribe wrap` writes one\n", bv.Path)
+		return nil
+	}
+	fmt.Fprint(o.IO.Out, text)
+	if warn != "" {
+		fmt.Fprintln(o.IO.ErrOut, "warning: "+warn)
+	}
+	return nil
+}
+
+func shortRef(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/secrets"
+)
+
+// Factory opens what commands need, lazily: nothing is opened until asked.
+type Factory struct {
+	IO  *IOStreams
+	Env []string
+	// Dir is -C, resolved against the process's directory.
+	Dir string
+
+	hookMode bool
+	repo     *gitops.Repo
+	cfg      *config.Loaded
+}
+
+func (f *Factory) getenv(k string) string {
+	for _, kv := range f.Env {
+		if n, v, ok := strings.Cut(kv, "="); ok && n == k {
+			return v
+		}
+	}
+	return ""
+}
+
+// Active reports whether scribe is running inside scribe (GIT_SCRIBE_ACTIVE).
+func (f *Factory) Active() bool { return f.getenv(gitops.ActiveEnv) != "" }
+
+// Repo discovers the repository once.
+func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
+	if f.repo != nil {
+		return f.repo, nil
+	}
+	dir := f.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("cannot change to %s: no such directory", dir)}
+	}
+	r, err := gitops.Discover(ctx, dir)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}
+	}
+	f.repo = r
+	return r, nil
+}
+
+// Config loads the effective configuration once.
+func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
+	if f.cfg != nil {
+		return f.cfg, nil
+	}
+	wt := ""
+	if r, err := f.Repo(ctx); err == nil {
+		wt = r.WorkTree
+	}
+	c, err := config.Load(wt, f.Env)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	f.cfg = c
+	return c, nil
+}
+
+// Vault opens the repository's vault with the secret redactor plugged in.
+func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := f.Config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &notes.Vault{Repo: r, Config: c.Config, Redact: redact}, nil
+}
+
+func redact(s string) string {
+	out, _ := secrets.Redact(s)
+	return out
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(ios *IOStreams, v any) error {
+	enc := json.NewEncoder(ios.Out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// relTo makes p relative to the work tree for display.
+func relTo(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return r
+	}
+	return p
+}

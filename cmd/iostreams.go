@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are a command's injected streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	outTTY bool
+	inTTY  bool
+}
+
+// NewIOStreams wraps real or test streams; TTY detection only for *os.File.
+func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
+	if f, ok := out.(*os.File); ok {
+		s.outTTY = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := in.(*os.File); ok {
+		s.inTTY = term.IsTerminal(int(f.Fd()))
+	}
+	return s
+}
+
+// IsStdoutTTY reports whether output goes to a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
+
+// CanPrompt reports whether a person can answer a question.
+func (s *IOStreams) CanPrompt() bool { return s.inTTY && s.outTTY }
+
+// Color reports whether to decorate output: only on a TTY, never with NO_COLOR.
+func (s *IOStreams) Color() bool { return s.outTTY && os.Getenv("NO_COLOR") == "" }
+
+// Bold decorates s when colour is on.
+func (s *IOStreams) Bold(t string) string {
+	if !s.Color() {
+		return t
+	}
+	return "\x1b[1m" + t + "\x1b[0m"
+}
+
+// Dim decorates s when colour is on.
+func (s *IOStreams) Dim(t string) string {
+	if !s.Color() {
+		return t
+	}
+	return "\x1b[2m" + t + "\x1b[0m"
+}

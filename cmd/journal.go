@@ -1,0 +1,97 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+func newJournalCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "journal [show | tail N]",
+		Short: "Read the journal (never auto-loaded into agent context)",
+		Long: `The journal is scribe's append-only record: one entry per wrap, witness
+findings in full. "show" prints it whole (the default); "tail N" prints the
+last N entries (default 5).`,
+		Args:      cobra.MaximumNArgs(2),
+		ValidArgs: []string{"show", "tail"},
+		RunE: func(c *cobra.Command, args []string) error {
+			sub := "show"
+			if len(args) > 0 {
+				sub = args[0]
+			}
+			n := 5
+			switch sub {
+			case "show":
+				if len(args) > 1 {
+					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("journal show takes no argument")}
+				}
+				n = -1
+			case "tail":
+				if len(args) > 1 {
+					v, err := strconv.Atoi(args[1])
+					if err != nil || v < 1 {
+						return &ExitError{Code: ExitUsage, Err: fmt.Errorf("tail wants a positive number of entries, got %q", args[1])}
+					}
+					n = v
+				}
+			default:
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown journal command %q: use show or tail N", sub)}
+			}
+			return runJournal(c.Context(), f, n, asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print entries as JSON")
+	return c
+}
+
+func runJournal(ctx context.Context, f *Factory, n int, asJSON bool) error {
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	b, ok, err := v.ReadWorktree(v.Config.Paths.Journal)
+	if err != nil {
+		return err
+	}
+	j := notes.ParseJournal(string(b))
+	entries := j.Entries
+	if n >= 0 && len(entries) > n {
+		entries = entries[len(entries)-n:]
+	}
+	if asJSON {
+		type row struct {
+			Time    string   `json:"time"`
+			Summary string   `json:"summary"`
+			Result  string   `json:"result,omitempty"`
+			Commits []string `json:"commits,omitempty"`
+			Text    string   `json:"text"`
+		}
+		rows := []row{}
+		for _, e := range entries {
+			rows = append(rows, row{Time: notes.FormatTime(e.Time), Summary: e.Summary, Result: e.Result, Commits: e.Commits, Text: e.Raw})
+		}
+		return printJSON(f.IO, map[string]any{"path": v.Config.Paths.Journal, "entries": rows})
+	}
+	if !ok {
+		fmt.Fprintf(f.IO.Out, "no journal yet (%s); `git scribe wrap` starts one\n", v.Config.Paths.Journal)
+		return nil
+	}
+	if n < 0 {
+		fmt.Fprint(f.IO.Out, string(b))
+		return nil
+	}
+	for _, e := range entries {
+		text := e.Raw
+		if text == "" {
+			text = e.Render()
+		}
+		fmt.Fprint(f.IO.Out, text)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+func renderWrap(ios *IOStreams, rep notes.WrapReport) {
+	out := ios.Out
+	switch rep.Status {
+	case "committed":
+		fmt.Fprintf(out, "%s %s on %s (%s)\n", ios.Bold("wrapped:"), rep.Commit.SHA[:12],
+			strings.TrimPrefix(rep.Commit.Branch, "refs/heads/"), rep.Reason)
+		for _, p := range rep.Commit.Changed {
+			fmt.Fprintf(out, "  wrote %s\n", p)
+		}
+		for _, t := range rep.Ticks {
+			fmt.Fprintf(out, "  ticked %s\n", t)
+		}
+		if rep.Landed > 0 {
+			fmt.Fprintf(out, "  landed %d queued record(s)\n", rep.Landed)
+		}
+	case "queued":
+		fmt.Fprintf(out, "%s %s\n", ios.Bold("queued:"), rep.Reason)
+		fmt.Fprintln(out, "  nothing is lost: the next git scribe command (e.g. `git scribe wrap`) lands it; `git scribe status` shows the queue")
+	case "dry-run":
+		fmt.Fprintf(out, "%s would write %s (%s)\n", ios.Bold("dry run:"), rep.Modes, rep.Row)
+		if rep.Landed > 0 {
+			fmt.Fprintf(out, "  and land %d queued record(s)\n", rep.Landed)
+		}
+		if rep.Entry != "" {
+			fmt.Fprintf(out, "\n--- journal entry ---\n%s", rep.Entry)
+		}
+		if rep.Bridge != "" {
+			fmt.Fprintf(out, "\n--- bridge note ---\n%s", rep.Bridge)
+		}
+		for _, t := range rep.Ticks {
+			fmt.Fprintf(out, "\n--- progress ---\ntick %s\n", t)
+		}
+	default:
+		fmt.Fprintf(out, "nothing to wrap: %s\n", rep.Reason)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+	}
+}

@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// NewRootCmd builds the whole command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "git-scribe",
+		Short: "Persist what an AI coding session produced, in git itself",
+		Long: `git scribe keeps what should outlive a coding session — a bridge note for the
+next session, an append-only journal, progress ticks — in your repository, as
+ordinary commits ("progress: …") that never touch your own staged or unstaged
+work. Run it as "git scribe <command>".
+
+Typical use:
+  git scribe wrap                 end of a session: journal + bridge note + ticks
+  git scribe bridge               what the next session should know
+  git scribe status               queued writes, locks, last wrap`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetVersionTemplate("git-scribe {{.Version}}\n")
+	root.PersistentFlags().StringVarP(&f.Dir, "directory", "C", "", "run as if started in `path` (like git -C)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee 'git scribe %s --help'", err, c.Name())}
+	})
+	root.AddCommand(
+		newWrapCmd(f),
+		newBridgeCmd(f),
+		newJournalCmd(f),
+		newProgressCmd(f),
+		newStatusCmd(f),
+		newConfigCmd(f),
+		newVersionCmd(f),
+	)
+	return root
+}
+
+// version reads the module version and VCS revision from build info.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev != "" && v == "(devel)" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " " + rev + dirty
+	}
+	return v
+}
+
+func newVersionCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			fmt.Fprintf(f.IO.Out, "git-scribe %s\n", version())
+			return nil
+		},
+	}
+}

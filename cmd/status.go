@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// StatusReport is `git scribe status --json`.
+type StatusReport struct {
+	Branch   string            `json:"branch"`
+	Head     string            `json:"head"`
+	Files    []VaultFile       `json:"vault_files"`
+	LastWrap *LastWrap         `json:"last_wrap,omitempty"`
+	Queue    []QueuedRecord    `json:"queue"`
+	Locks    []gitops.HeldLock `json:"locks"`
+	Failures []string          `json:"failures,omitempty"`
+	Blocked  string            `json:"blocked,omitempty"` // why queued writes cannot land right now
+}
+
+// VaultFile is one scribe-managed file.
+type VaultFile struct {
+	Role   string `json:"role"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+}
+
+// LastWrap is the newest scribe commit.
+type LastWrap struct {
+	SHA     string `json:"sha"`
+	Modes   string `json:"modes"`
+	Subject string `json:"subject"`
+	Date    string `json:"date"`
+}
+
+// QueuedRecord is one waiting write.
+type QueuedRecord struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"`
+	Created time.Time `json:"created"`
+	Reason  string    `json:"reason,omitempty"`
+}
+
+func newStatusCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Vault files, last wrap, queued writes, locks, hook failures",
+		Long: `Status shows scribe's derived state at a glance; it changes nothing. Queued
+writes (from the post-commit hook, wrap --background, or a wrap that could not
+commit) land at the next synchronous command such as git scribe wrap.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runStatus(c.Context(), f, asJSON) },
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	r := v.Repo
+	rep := StatusReport{Queue: []QueuedRecord{}, Locks: []gitops.HeldLock{}}
+	head, err := r.Head(ctx)
+	if err != nil {
+		return err
+	}
+	rep.Branch, rep.Head = strings.TrimPrefix(head.Ref, "refs/heads/"), head.Commit
+	p := v.Config.Paths
+	for _, vf := range []VaultFile{{Role: "bridge note", Path: p.BridgeNote}, {Role: "journal", Path: p.Journal},
+		{Role: "journal archive", Path: p.JournalArchive}, {Role: "progress", Path: p.Progress}, {Role: "active status", Path: p.ActiveStatus}} {
+		_, vf.Exists, _ = v.ReadWorktree(vf.Path)
+		rep.Files = append(rep.Files, vf)
+	}
+	if sc, ok, err := r.LastScribeCommit(ctx, head.Commit); err == nil && ok {
+		out, _ := r.Git(ctx, "log", "-1", "--format=%s%x00%cI", sc.SHA)
+		subj, date, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
+		rep.LastWrap = &LastWrap{SHA: sc.SHA, Modes: sc.Trailers[gitops.TrailerMode], Subject: subj, Date: date}
+	}
+	items, qerr := r.Queued()
+	for _, it := range items {
+		rep.Queue = append(rep.Queue, QueuedRecord{ID: it.ID, Kind: it.Kind, Created: it.Created, Reason: it.Reason})
+	}
+	if qerr != nil {
+		rep.Failures = append(rep.Failures, qerr.Error())
+	}
+	if locks, err := r.Locks(ctx); err == nil {
+		rep.Locks = append(rep.Locks, locks...)
+	}
+	rep.Failures = append(rep.Failures, readFailures(r)...)
+	if len(items) > 0 {
+		if _, err := r.CheckWritable(ctx, nil); err != nil {
+			rep.Blocked = err.Error()
+		}
+	}
+	if asJSON {
+		return printJSON(f.IO, rep)
+	}
+	out := f.IO.Out
+	branch := rep.Branch
+	if branch == "" {
+		branch = "(detached HEAD)"
+	}
+	fmt.Fprintf(out, "%s %s\n", f.IO.Bold("branch:"), branch)
+	if rep.LastWrap != nil {
+		fmt.Fprintf(out, "%s %s %s (%s)\n", f.IO.Bold("last wrap:"), rep.LastWrap.SHA[:12], rep.LastWrap.Subject, rep.LastWrap.Date)
+	} else {
+		fmt.Fprintf(out, "%s none yet; run git scribe wrap at the end of a session\n", f.IO.Bold("last wrap:"))
+	}
+	fmt.Fprintln(out, f.IO.Bold("vault:"))
+	for _, vf := range rep.Files {
+		mark := "missing"
+		if vf.Exists {
+			mark = "ok"
+		}
+		fmt.Fprintf(out, "  %-16s %-40s %s\n", vf.Role, vf.Path, mark)
+	}
+	if n := len(rep.Queue); n > 0 {
+		kinds := map[string]int{}
+		for _, q := range rep.Queue {
+			kinds[q.Kind]++
+		}
+		var parts []string
+		for _, k := range []string{notes.KindCommit, notes.KindPlan} {
+			if kinds[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)", notes.KindPlan: "deferred wrap(s)"}[k]))
+			}
+		}
+		fmt.Fprintf(out, "%s %d record(s) waiting (%s); run `git scribe wrap` to land them as one progress: commit\n",
+			f.IO.Bold("queue:"), n, strings.Join(parts, ", "))
+		for _, q := range rep.Queue {
+			if q.Reason != "" {
+				fmt.Fprintf(out, "  %s: %s\n", q.Kind, q.Reason)
+			}
+		}
+		if rep.Blocked != "" {
+			fmt.Fprintf(out, "  they cannot land yet: %s\n", strings.TrimPrefix(rep.Blocked, "cannot commit now: "))
+		}
+	} else {
+		fmt.Fprintf(out, "%s empty\n", f.IO.Bold("queue:"))
+	}
+	for _, l := range rep.Locks {
+		state := "held"
+		if l.Expired {
+			state = "EXPIRED (the next waiter takes it over)"
+		}
+		who := "unknown holder"
+		if l.Holder != nil {
+			who = l.Holder.String()
+		}
+		fmt.Fprintf(out, "%s %s %s by %s\n", f.IO.Bold("lock:"), l.Name, state, who)
+	}
+	for _, fl := range rep.Failures {
+		fmt.Fprintf(out, "%s %s\n", f.IO.Bold("failure:"), fl)
+	}
+	return nil
+}
+
+// readFailures returns the hook failure log's lines (newest last).
+func readFailures(r *gitops.Repo) []string {
+	b, err := os.ReadFile(filepath.Join(r.ScribeDir(), "failures.log"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > 20 {
+		out = out[len(out)-20:]
+	}
+	return out
+}

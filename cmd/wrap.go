@@ -1,0 +1,318 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// WrapOptions are wrap's parsed flags.
+type WrapOptions struct {
+	IO        *IOStreams
+	Input     notes.WrapInput
+	Artifacts string // FILE or "-"
+	LoopFile  string
+	Hook      bool
+	JSON      bool
+	Background bool
+	QueueOnly bool   // hidden: the detached half of --background
+	StdinFile string // hidden: stdin captured by the parent of --background
+}
+
+// hookInput is the agent hook JSON on stdin; unknown fields are ignored.
+type hookInput struct {
+	SessionID            string `json:"session_id"`
+	TranscriptPath       string `json:"transcript_path"`
+	CWD                  string `json:"cwd"`
+	HookEventName        string `json:"hook_event_name"`
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+	Source               string `json:"source"`
+}
+
+func newWrapCmd(f *Factory) *cobra.Command {
+	o := &WrapOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "wrap",
+		Short: "Persist the session: journal entry, bridge note, progress ticks",
+		Long: `Wrap persists a session's results as one "progress: …" commit on the current
+branch, following seed 000's dispatch table:
+
+  --loop keep                  bridge + journal + progress + witness
+  --loop discard               journal
+  3 or more files changed      bridge + journal
+  --session-end, unfinished    bridge
+  1–2 files changed            nothing (overhead > value)
+  --trivial                    nothing
+
+Without --artifacts, wrap reads the diff itself: commits since the last scribe
+commit (else HEAD~1) plus your staged, unstaged and untracked changes. Your own
+work is never staged, committed or modified. When a commit cannot be made now
+(merge or rebase in progress, detached HEAD, index locked, your edits on a
+vault file) the result is queued and the next git scribe command lands it.`,
+		Example: `  git scribe wrap --hint "Parser now streams input; fuzz corpus added"
+  git scribe wrap --loop keep --tests "42 passed" --witness "PASS iter1; WARN iter2 not-covered-by-tests" --done "Phase 1 parser"
+  git scribe wrap --artifacts dispatch.yaml
+  git scribe wrap --dry-run --json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return runWrap(c.Context(), f, c, o)
+		},
+	}
+	fl := c.Flags()
+	in := &o.Input
+	fl.StringVar(&in.Loop, "loop", "", "loop exit: keep or discard")
+	fl.BoolVar(&in.SessionEnd, "session-end", false, "the session is ending")
+	fl.BoolVar(&in.Trivial, "trivial", false, "trivial task: persist nothing")
+	fl.StringVar(&in.Hint, "hint", "", "1–2 sentences on what was done (the bridge note's context)")
+	fl.StringVar(&in.Tests, "tests", "", "test results summary")
+	fl.StringVar(&in.Witness, "witness", "", `witness verdicts, e.g. "PASS iter1; WARN iter2 not-covered-by-tests"`)
+	fl.StringVar(&o.LoopFile, "loop-report", "", "read the loop report from `FILE`")
+	fl.StringVar(&in.Base, "base", "", "read changes since `REV` instead of the last scribe commit")
+	fl.StringArrayVar(&in.Done, "done", nil, "progress `ITEM` completed (repeatable; ticked when the mode includes progress)")
+	fl.StringArrayVar(&in.Next, "next", nil, `follow-up for the journal's "### Next", e.g. "(api) add paging" (repeatable)`)
+	fl.StringVar(&in.Urgent, "urgent", "", "an urgent item for the first line of the bridge note")
+	fl.StringArrayVar(&in.Questions, "question", nil, "open question for the bridge note (repeatable)")
+	fl.StringVar(&in.Result, "result", "", "journal result: shipped, partial or reverted (default: inferred)")
+	fl.StringVar(&in.Mode, "mode", "auto", "auto (dispatch table), all, or modes joined by +: bridge, journal, progress, witness")
+	fl.StringVar(&o.Artifacts, "artifacts", "", "read the dispatch artifacts (YAML/JSON or a Scribe Dispatch prompt) from `FILE` or - for stdin")
+	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code Stop/SessionEnd) on stdin")
+	fl.BoolVar(&in.DryRun, "dry-run", false, "print what would be written; write nothing")
+	fl.BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	fl.BoolVar(&o.Background, "background", false, "return at once; the result is queued and landed by the next git scribe command")
+	fl.BoolVar(&o.QueueOnly, "queue-only", false, "compute and queue the result; never commit")
+	fl.StringVar(&o.StdinFile, "stdin-file", "", "read stdin from `FILE`")
+	fl.MarkHidden("queue-only")
+	fl.MarkHidden("stdin-file")
+	return c
+}
+
+func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) error {
+	if o.Hook {
+		f.hookMode = true
+	}
+	if f.Active() {
+		fmt.Fprintln(o.IO.ErrOut, "git-scribe: "+"GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+		return nil
+	}
+	stdin := o.IO.In
+	if o.StdinFile != "" {
+		data, err := os.ReadFile(o.StdinFile)
+		os.Remove(o.StdinFile)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read captured input: %w", err)}
+		}
+		stdin = strings.NewReader(string(data))
+	}
+	if o.Background && !o.Input.DryRun {
+		return startBackground(ctx, f, c, o, stdin)
+	}
+	in, hook, err := assembleInput(c, o, stdin)
+	if err != nil {
+		return err
+	}
+	if hook != nil && hook.StopHookActive {
+		return nil // Claude Code is already continuing because of a Stop hook
+	}
+	if hook != nil && hook.CWD != "" && f.Dir == "" {
+		f.Dir = hook.CWD
+	}
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	var rep notes.WrapReport
+	if o.QueueOnly {
+		rep, err = v.Queue(ctx, in, "background wrap")
+	} else {
+		rep, err = v.Wrap(ctx, in)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return printJSON(o.IO, rep)
+	}
+	if o.Hook {
+		return nil // a Stop hook's stdout goes nowhere useful; status shows it
+	}
+	renderWrap(o.IO, rep)
+	return nil
+}
+
+// assembleInput merges --artifacts, the hook JSON and the flags (flags win).
+func assembleInput(c *cobra.Command, o *WrapOptions, stdin io.Reader) (notes.WrapInput, *hookInput, error) {
+	in := notes.WrapInput{}
+	var hook *hookInput
+	if o.Artifacts != "" {
+		var data []byte
+		var err error
+		if o.Artifacts == "-" {
+			if o.Hook {
+				return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--artifacts - and --hook both want stdin; pass the artifacts as a file")}
+			}
+			data, err = io.ReadAll(stdin)
+		} else {
+			data, err = os.ReadFile(o.Artifacts)
+		}
+		if err != nil {
+			return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read artifacts: %w", err)}
+		}
+		if in, err = notes.ParseArtifacts(data); err != nil {
+			return in, nil, err
+		}
+	}
+	if o.Hook {
+		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		if err != nil {
+			return in, nil, fmt.Errorf("read hook input: %w", err)
+		}
+		hook = &hookInput{}
+		if len(strings.TrimSpace(string(data))) > 0 {
+			if err := json.Unmarshal(data, hook); err != nil {
+				return in, nil, &ExitError{Code: ExitFindings, Err: fmt.Errorf("hook input is not JSON (%v); nothing written", err)}
+			}
+		}
+		if in.Hint == "" {
+			in.Hint = firstSentences(hook.LastAssistantMessage, 2, 300)
+		}
+		if hook.HookEventName == "SessionEnd" {
+			in.SessionEnd = true
+		}
+	}
+	fl := c.Flags()
+	set := func(name string, apply func()) {
+		if fl.Changed(name) {
+			apply()
+		}
+	}
+	fi := o.Input
+	set("loop", func() { in.Loop = fi.Loop })
+	set("session-end", func() { in.SessionEnd = fi.SessionEnd })
+	set("trivial", func() { in.Trivial = fi.Trivial })
+	set("hint", func() { in.Hint = fi.Hint })
+	set("tests", func() { in.Tests = fi.Tests })
+	set("witness", func() { in.Witness = fi.Witness })
+	set("base", func() { in.Base = fi.Base })
+	set("done", func() { in.Done = append(in.Done, fi.Done...) })
+	set("next", func() { in.Next = append(in.Next, fi.Next...) })
+	set("urgent", func() { in.Urgent = fi.Urgent })
+	set("question", func() { in.Questions = append(in.Questions, fi.Questions...) })
+	set("result", func() { in.Result = fi.Result })
+	set("mode", func() { in.Mode = fi.Mode })
+	in.DryRun = fi.DryRun
+	if o.LoopFile != "" {
+		data, err := os.ReadFile(o.LoopFile)
+		if err != nil {
+			return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read loop report: %w", err)}
+		}
+		in.LoopReport = string(data)
+	}
+	if err := notes.ValidateInput(in); err != nil {
+		return in, nil, err
+	}
+	return in, hook, nil
+}
+
+// firstSentences keeps the first n sentences of s, at most max runes.
+func firstSentences(s string, n, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	end := 0
+	for i, r := range s {
+		if r == '.' || r == '!' || r == '?' {
+			n--
+			end = i + 1
+			if n == 0 {
+				break
+			}
+		}
+	}
+	if n > 0 || end == 0 {
+		end = len(s)
+	}
+	s = s[:end]
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// startBackground re-runs wrap detached with --queue-only and returns at
+// once; the detached half never moves a branch (SPEC principle 11).
+func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions, stdin io.Reader) error {
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable for --background: %w", err)
+	}
+	args := []string{"-C", r.WorkTree, "wrap", "--queue-only"}
+	var ferr error
+	for _, name := range []string{"loop", "session-end", "trivial", "hint", "tests", "witness", "loop-report", "base",
+		"done", "next", "urgent", "question", "result", "mode", "artifacts", "hook"} {
+		fl := c.Flags().Lookup(name)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if sv, ok := fl.Value.(interface{ GetSlice() []string }); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+name+"="+v)
+			}
+			continue
+		}
+		val := fl.Value.String()
+		if (name == "loop-report" || name == "artifacts") && val != "-" {
+			if abs, err := filepath.Abs(val); err == nil {
+				val = abs
+			}
+		}
+		args = append(args, "--"+name+"="+val)
+	}
+	if o.Hook || o.Artifacts == "-" {
+		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		if err != nil {
+			return fmt.Errorf("read stdin for --background: %w", err)
+		}
+		if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
+			return err
+		}
+		tmp, err := os.CreateTemp(r.ScribeDir(), "stdin-")
+		if err != nil {
+			return fmt.Errorf("capture stdin for --background: %w", err)
+		}
+		_, ferr = tmp.Write(data)
+		tmp.Close()
+		if ferr != nil {
+			return ferr
+		}
+		args = append(args, "--stdin-file="+tmp.Name())
+	}
+	logPath := filepath.Join(r.ScribeDir(), "background.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", logPath, err)
+	}
+	defer logf.Close()
+	child := exec.Command(exe, args...)
+	child.Stdout, child.Stderr = logf, logf
+	detach(child)
+	if err := child.Start(); err != nil {
+		return fmt.Errorf("start background wrap: %w", err)
+	}
+	child.Process.Release()
+	if !o.Hook {
+		fmt.Fprintln(o.IO.Out, "wrap continues in the background; its result is queued and the next git scribe command (or `git scribe wrap`) lands it")
+	}
+	return nil
+}

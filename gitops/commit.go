@@ -1,0 +1,318 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+const zeroOID = "0000000000000000000000000000000000000000"
+
+// DeferredError says why a commit cannot be made now; the caller queues the
+// write and lands it at the next synchronous command.
+type DeferredError struct{ Reason string }
+
+func (e *DeferredError) Error() string { return "cannot commit now: " + e.Reason }
+func (e *DeferredError) Unwrap() error  { return ErrDeferred }
+
+// Build computes the new contents of scribe's paths from their contents at the
+// commit being built on (absent paths are missing from current). A nil value
+// in the result deletes the path; a path missing from the result is left alone.
+type Build func(current map[string][]byte) (map[string][]byte, error)
+
+// CommitRequest is one scribe commit.
+type CommitRequest struct {
+	// Paths are every path Build may read or write.
+	Paths []string
+	// Build is called once per attempt, after the locks are taken.
+	Build Build
+	// Message is the full commit message (subject, body, trailers).
+	Message func(changed []string) string
+	// Locks are the ref locks held across read-build-commit-checkout.
+	Locks []string
+	// LockOptions tunes lock acquisition.
+	LockOptions LockOptions
+}
+
+// CommitResult reports what a scribe commit did.
+type CommitResult struct {
+	SHA     string   `json:"sha,omitempty"`
+	Parent  string   `json:"parent,omitempty"`
+	Branch  string   `json:"branch,omitempty"`
+	Changed []string `json:"changed,omitempty"`
+}
+
+// CheckWritable returns a *DeferredError when a scribe commit touching paths
+// must not be made now: detached HEAD, an operation in progress, the index
+// locked, or the user having staged, modified or created one of the paths.
+func (r *Repo) CheckWritable(ctx context.Context, paths []string) (Head, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return head, err
+	}
+	if head.Ref == "" {
+		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
+	}
+	if why := r.Busy(); why != "" {
+		return head, &DeferredError{Reason: why + "; finish it and run any git scribe command to land the queued write"}
+	}
+	if len(paths) == 0 {
+		return head, nil
+	}
+	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no", "--"}, paths...)
+	out, err := r.Git(ctx, args...)
+	if err != nil {
+		return head, fmt.Errorf("check scribe paths: %w", err)
+	}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" || strings.HasPrefix(rec, "#") {
+			continue
+		}
+		f := strings.Fields(rec)
+		path := rec[strings.LastIndexByte(rec, ' ')+1:]
+		switch f[0] {
+		case "?":
+			path = strings.TrimPrefix(rec, "? ")
+			return head, &DeferredError{Reason: fmt.Sprintf("%s exists but is not committed; commit or remove it so scribe can manage it", path)}
+		case "1", "2", "u":
+			xy := f[1]
+			if xy[0] != '.' {
+				return head, &DeferredError{Reason: fmt.Sprintf("you have staged changes to %s; commit or unstage them (scribe never commits over your staged work)", path)}
+			}
+			return head, &DeferredError{Reason: fmt.Sprintf("you have uncommitted edits to %s; commit or discard them (scribe never overwrites your work)", path)}
+		}
+	}
+	return head, nil
+}
+
+// CommitPaths makes one scribe commit on the current branch: HEAD's tree with
+// exactly the built paths replaced, in a temporary index, then write-tree,
+// commit-tree and an update-ref compare-and-swap (rebuilt and retried when the
+// branch moved). Afterwards only scribe's paths are brought up to date in the
+// work tree (atomic writes) and the real index. It returns a zero result when
+// Build changed nothing.
+func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult, error) {
+	if _, err := r.CheckWritable(ctx, req.Paths); err != nil {
+		return CommitResult{}, err
+	}
+	for _, p := range req.Paths {
+		if _, err := r.Abs(p); err != nil {
+			return CommitResult{}, err
+		}
+	}
+	var res CommitResult
+	err := r.WithLocks(ctx, req.Locks, req.LockOptions, func() error {
+		var err error
+		for attempt := 0; attempt < 20; attempt++ {
+			var retry bool
+			res, retry, err = r.commitOnce(ctx, req)
+			if !retry {
+				return err
+			}
+			time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
+		}
+		return fmt.Errorf("commit scribe paths: the branch kept moving; try again: %w", err)
+	})
+	return res, err
+}
+
+func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
+	head, err := r.Head(ctx)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	if head.Ref == "" {
+		return CommitResult{}, false, &DeferredError{Reason: "HEAD is detached"}
+	}
+	current, err := r.ReadFiles(ctx, head.Commit, req.Paths)
+	if err != nil {
+		return CommitResult{}, false, fmt.Errorf("read scribe paths at %s: %w", head.Commit, err)
+	}
+	next, err := req.Build(current)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	var changed []string
+	for p, b := range next {
+		old, had := current[p]
+		if (b == nil && had) || (b != nil && (!had || !bytes.Equal(old, b))) {
+			if err := CheckRelPath(p); err != nil {
+				return CommitResult{}, false, err
+			}
+			changed = append(changed, p)
+		}
+	}
+	sort.Strings(changed)
+	if len(changed) == 0 {
+		return CommitResult{}, false, nil
+	}
+
+	tmp, err := r.tempPath("index")
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	defer os.Remove(tmp)
+	env := runOpts{env: []string{"GIT_INDEX_FILE=" + tmp}}
+	readTree := []string{"read-tree", head.Commit}
+	if head.Commit == "" {
+		readTree = []string{"read-tree", "--empty"}
+	}
+	if _, err := r.gitIn(ctx, env, readTree...); err != nil {
+		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
+	}
+	oids, err := r.hashObjects(ctx, changed, next)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	var info strings.Builder
+	for _, p := range changed {
+		if next[p] == nil {
+			fmt.Fprintf(&info, "0 %s\t%s\n", zeroOID, p)
+		} else {
+			fmt.Fprintf(&info, "100644 %s\t%s\n", oids[p], p)
+		}
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(info.String()), env: env.env}, "update-index", "--index-info"); err != nil {
+		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
+	}
+	out, err := r.gitIn(ctx, env, "write-tree")
+	if err != nil {
+		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	ctArgs := []string{"commit-tree", tree, "-F", "-"}
+	if head.Commit != "" {
+		ctArgs = append(ctArgs, "-p", head.Commit)
+	}
+	out, err = r.gitIn(ctx, runOpts{stdin: []byte(req.Message(changed))}, ctArgs...)
+	if err != nil {
+		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
+	}
+	sha := strings.TrimSpace(string(out))
+	old := head.Commit
+	if old == "" {
+		old = zeroOID
+	}
+	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: progress commit", head.Ref, sha, old); err != nil {
+		// Compare-and-swap lost: someone moved the branch. Rebuild on the new tip.
+		if now, herr := r.Head(ctx); herr == nil && now.Commit != head.Commit && now.Ref == head.Ref {
+			return CommitResult{}, true, err
+		}
+		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
+	}
+	res := CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}
+	if err := r.checkout(ctx, changed, next); err != nil {
+		return res, false, fmt.Errorf("scribe commit %s is made, but updating the work tree failed (run `git checkout HEAD -- %s` to repair): %w",
+			sha[:12], strings.Join(changed, " "), err)
+	}
+	return res, false, nil
+}
+
+// hashObjects writes blobs for the changed contents with one git process.
+func (r *Repo) hashObjects(ctx context.Context, changed []string, next map[string][]byte) (map[string]string, error) {
+	dir, err := os.MkdirTemp(r.ScribeDir(), "blobs-")
+	if err != nil {
+		return nil, fmt.Errorf("stage blobs: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	var list strings.Builder
+	var order []string
+	for i, p := range changed {
+		if next[p] == nil {
+			continue
+		}
+		f := filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(f, next[p], 0o600); err != nil {
+			return nil, fmt.Errorf("stage blob for %s: %w", p, err)
+		}
+		list.WriteString(f + "\n")
+		order = append(order, p)
+	}
+	oids := map[string]string{}
+	if len(order) == 0 {
+		return oids, nil
+	}
+	out, err := r.gitIn(ctx, runOpts{stdin: []byte(list.String())}, "hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return nil, fmt.Errorf("write blobs: %w", err)
+	}
+	got := strings.Fields(string(out))
+	if len(got) != len(order) {
+		return nil, fmt.Errorf("write blobs: git returned %d ids for %d files", len(got), len(order))
+	}
+	for i, p := range order {
+		oids[p] = got[i]
+	}
+	return oids, nil
+}
+
+// checkout brings exactly the changed scribe paths up to date in the work
+// tree (atomic writes) and in the real index; every other index entry is
+// untouched.
+func (r *Repo) checkout(ctx context.Context, changed []string, next map[string][]byte) error {
+	for _, p := range changed {
+		abs, err := r.Abs(p)
+		if err != nil {
+			return err
+		}
+		if next[p] == nil {
+			if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := WriteFileAtomic(abs, next[p]); err != nil {
+			return err
+		}
+	}
+	args := append([]string{"update-index", "--add", "--remove", "--"}, changed...)
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		if _, err = r.Git(ctx, args...); err == nil {
+			return nil
+		}
+		var ge *GitError
+		if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "index.lock") {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
+}
+
+// WriteFileAtomic writes data to path via a temp file, fsync and rename,
+// creating parent directories and keeping an existing file's mode.
+func WriteFileAtomic(path string, data []byte) error {
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	if err := renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// tempPath returns a unique path under the scribe runtime dir.
+func (r *Repo) tempPath(prefix string) (string, error) {
+	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", r.ScribeDir(), err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	return filepath.Join(r.ScribeDir(), fmt.Sprintf("%s-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b))), nil
+}

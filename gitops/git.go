@@ -1,0 +1,77 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Sentinel errors at the package boundary.
+var (
+	// ErrNotARepo means the directory is not inside a git work tree.
+	ErrNotARepo = errors.New("not a git repository (or any parent up to the mount point)")
+	// ErrLocked means a scribe ref lock could not be acquired before the timeout.
+	ErrLocked = errors.New("scribe lock is held")
+	// ErrDeferred means a commit could not be made now; the caller should queue it.
+	ErrDeferred = errors.New("scribe commit deferred")
+	// ErrNoBranch means HEAD does not point at a branch.
+	ErrNoBranch = errors.New("HEAD is detached")
+)
+
+// ActiveEnv is the guard variable exported to every child so that nothing
+// scribe starts recurses into scribe.
+const ActiveEnv = "GIT_SCRIBE_ACTIVE"
+
+// GitError is a failed git invocation: the command and its stderr.
+type GitError struct {
+	Args   []string
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// runOpts tweaks one git invocation.
+type runOpts struct {
+	stdin []byte
+	env   []string
+}
+
+// git runs the git binary in dir and returns its stdout.
+func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), ActiveEnv+"=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
+	cmd.Env = append(cmd.Env, o.env...)
+	if o.stdin != nil {
+		cmd.Stdin = bytes.NewReader(o.stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// exitCode reports git's exit status from an error returned by git, or -1.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}

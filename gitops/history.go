@@ -1,0 +1,83 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// TrailerMode marks scribe's own commits; its presence, not the "progress:"
+// subject (people write those too), identifies them.
+const TrailerMode = "Scribe-Mode"
+
+// ScribeCommit is the newest scribe commit reachable from HEAD.
+type ScribeCommit struct {
+	SHA      string
+	Trailers map[string]string
+}
+
+// LastScribeCommit finds the newest commit on HEAD's history carrying the
+// Scribe-Mode trailer; ok is false when there is none.
+func (r *Repo) LastScribeCommit(ctx context.Context, head string) (ScribeCommit, bool, error) {
+	if head == "" {
+		return ScribeCommit{}, false, nil
+	}
+	out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%B", "--grep=^"+TrailerMode+": ", head)
+	if err != nil {
+		return ScribeCommit{}, false, fmt.Errorf("find the last scribe commit: %w", err)
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return ScribeCommit{}, false, nil
+	}
+	sha, body, _ := strings.Cut(s, "\x00")
+	return ScribeCommit{SHA: sha, Trailers: ParseTrailers(body)}, true, nil
+}
+
+// ParseTrailers reads "Key: value" lines from the last paragraph of a message.
+func ParseTrailers(msg string) map[string]string {
+	msg = strings.TrimRight(msg, "\n")
+	paras := strings.Split(msg, "\n\n")
+	m := map[string]string{}
+	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if ok && k != "" && !strings.ContainsAny(k, " \t") {
+			m[k] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}
+
+// IsAncestor reports whether a is an ancestor of b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
+	_, err := r.Git(ctx, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// ChangedSince lists which of paths differ between commit and the work tree.
+func (r *Repo) ChangedSince(ctx context.Context, commit string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	args := append([]string{"diff", "--name-only", "-z", "--no-renames", commit, "--"}, paths...)
+	out, err := r.Git(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("compare cited files with %s: %w", commit, err)
+	}
+	var changed []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			changed = append(changed, p)
+		}
+	}
+	return changed, nil
+}
+
+// ResolveCommit returns the full id of rev, or an error naming it.
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%s is not a commit in this repository", rev)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,220 @@
+package gitops
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// LockRefPrefix is where scribe's ref locks live.
+const LockRefPrefix = "refs/scribe/locks/"
+
+var lockNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// Holder describes who holds a lock; it is stored as the blob the lock ref
+// points at.
+type Holder struct {
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	Expires time.Time `json:"expires"`
+	Nonce   string    `json:"nonce"`
+	Purpose string    `json:"purpose,omitempty"`
+}
+
+func (h Holder) String() string {
+	return fmt.Sprintf("pid %d on %s since %s (expires %s)", h.PID, h.Host,
+		h.Started.Format(time.RFC3339), h.Expires.Format(time.RFC3339))
+}
+
+// LockOptions tunes acquisition.
+type LockOptions struct {
+	// Timeout is how long to wait for a held lock (default 30s).
+	Timeout time.Duration
+	// TTL is how long the lock is valid before others may take it over (default 10m).
+	TTL time.Duration
+	// Purpose is recorded in the holder object.
+	Purpose string
+}
+
+// Lock is a held ref lock.
+type Lock struct {
+	repo  *Repo
+	Name  string
+	Ref   string
+	OID   string // the holder blob this process wrote
+	Owner Holder
+}
+
+// LockedError names the holder of a lock that could not be taken.
+type LockedError struct {
+	Name   string
+	Holder *Holder
+}
+
+func (e *LockedError) Error() string {
+	who := "an unknown holder"
+	if e.Holder != nil {
+		who = e.Holder.String()
+	}
+	return fmt.Sprintf("lock %s%s is held by %s; wait for it, or if that process is gone run `git update-ref -d %s%s` once it has expired",
+		LockRefPrefix, e.Name, who, LockRefPrefix, e.Name)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// Acquire takes refs/scribe/locks/<name> by compare-and-swap (create: fails
+// if the ref exists), backing off with jitter until opts.Timeout. A lock past
+// its expiry is taken over only by CAS from its exact old value; a dead pid is
+// not treated as proof (pids are reused, hosts are shared).
+func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Lock, error) {
+	if !lockNameRE.MatchString(name) {
+		return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", name)
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	if opts.TTL == 0 {
+		opts.TTL = 10 * time.Minute
+	}
+	host, _ := os.Hostname()
+	nonce := make([]byte, 8)
+	rand.Read(nonce)
+	now := time.Now()
+	h := Holder{Host: host, PID: os.Getpid(), Started: now.UTC().Truncate(time.Second),
+		Expires: now.Add(opts.TTL).UTC().Truncate(time.Second), Nonce: hex.EncodeToString(nonce), Purpose: opts.Purpose}
+	body, _ := json.Marshal(h)
+	out, err := r.gitIn(ctx, runOpts{stdin: body}, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("write lock holder for %s: %w", name, err)
+	}
+	oid := strings.TrimSpace(string(out))
+	ref := LockRefPrefix + name
+	deadline := time.Now().Add(opts.Timeout)
+	delay := 2 * time.Millisecond
+	for {
+		// create-CAS: the zero old value means "must not exist".
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte("create " + ref + " " + oid + "\n")}, "update-ref", "--stdin")
+		if err == nil {
+			return &Lock{repo: r, Name: name, Ref: ref, OID: oid, Owner: h}, nil
+		}
+		cur, holder, rerr := r.readLock(ctx, ref)
+		if rerr == nil && cur != "" && holder != nil && time.Now().After(holder.Expires) {
+			if _, err := r.Git(ctx, "update-ref", ref, oid, cur); err == nil {
+				return &Lock{repo: r, Name: name, Ref: ref, OID: oid, Owner: h}, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, &LockedError{Name: name, Holder: holder}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay + time.Duration(mrand.Int64N(int64(delay)))):
+		}
+		if delay < 200*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// readLock returns the lock ref's value and decoded holder ("" when free).
+func (r *Repo) readLock(ctx context.Context, ref string) (string, *Holder, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", ref)
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", nil, nil
+		}
+		return "", nil, err
+	}
+	oid := strings.TrimSpace(string(out))
+	blob, err := r.Git(ctx, "cat-file", "blob", oid)
+	if err != nil {
+		return oid, nil, err
+	}
+	var h Holder
+	if err := json.Unmarshal(blob, &h); err != nil {
+		return oid, nil, nil
+	}
+	return oid, &h, nil
+}
+
+// Release deletes the lock ref only if it still holds this process's value.
+func (l *Lock) Release(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	// Release must happen even when the command's context was cancelled.
+	if ctx.Err() != nil {
+		ctx = context.Background()
+	}
+	if _, err := l.repo.Git(ctx, "update-ref", "-d", l.Ref, l.OID); err != nil {
+		return fmt.Errorf("release lock %s: %w", l.Name, err)
+	}
+	return nil
+}
+
+// HeldLock is one lock ref as status reports it.
+type HeldLock struct {
+	Name    string  `json:"name"`
+	OID     string  `json:"oid"`
+	Holder  *Holder `json:"holder,omitempty"`
+	Expired bool    `json:"expired"`
+}
+
+// Locks lists the scribe locks currently held.
+func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
+	out, err := r.Git(ctx, "for-each-ref", "--format=%(refname) %(objectname)", LockRefPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list locks: %w", err)
+	}
+	var locks []HeldLock
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		ref, oid, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		hl := HeldLock{Name: strings.TrimPrefix(ref, LockRefPrefix), OID: oid}
+		if blob, err := r.Git(ctx, "cat-file", "blob", oid); err == nil {
+			var h Holder
+			if json.Unmarshal(blob, &h) == nil {
+				hl.Holder = &h
+				hl.Expired = time.Now().After(h.Expires)
+			}
+		}
+		locks = append(locks, hl)
+	}
+	return locks, nil
+}
+
+// WithLocks runs fn holding the named locks, taken in sorted order so two
+// callers never deadlock.
+func (r *Repo) WithLocks(ctx context.Context, names []string, opts LockOptions, fn func() error) error {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	var held []*Lock
+	defer func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i].Release(ctx)
+		}
+	}()
+	for i, n := range sorted {
+		if i > 0 && sorted[i-1] == n {
+			continue
+		}
+		l, err := r.Acquire(ctx, n, opts)
+		if err != nil {
+			return err
+		}
+		held = append(held, l)
+	}
+	return fn()
+}

@@ -1,0 +1,153 @@
+package gitops
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// QueueItem is one durable record waiting to be landed by the next
+// synchronous scribe command.
+type QueueItem struct {
+	ID      string          `json:"id"`
+	Kind    string          `json:"kind"`
+	Created time.Time       `json:"created"`
+	Reason  string          `json:"reason,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+	path    string
+}
+
+// QueueDir is where deferred writes and post-commit records wait.
+func (r *Repo) QueueDir() string { return filepath.Join(r.ScribeDir(), "queue") }
+
+// Enqueue stores a record durably (temp file, fsync, rename) and returns it.
+func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	now := time.Now()
+	b := make([]byte, 4)
+	rand.Read(b)
+	it := QueueItem{ID: fmt.Sprintf("%d-%d-%s", now.UnixNano(), os.Getpid(), hex.EncodeToString(b)),
+		Kind: kind, Created: now.UTC(), Reason: reason, Payload: body}
+	data, _ := json.Marshal(it)
+	dir := r.QueueDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	it.path = filepath.Join(dir, it.ID+".json")
+	if err := WriteFileAtomic(it.path, data); err != nil {
+		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	return it, nil
+}
+
+// RecordOnce stores a record under a caller-chosen key; it reports false
+// without writing when a record with that key is already queued, so the same
+// key can never be queued twice. The link(2) of a complete temp file makes it
+// both atomic and exclusive.
+func (r *Repo) RecordOnce(kind, key string, payload any) (bool, error) {
+	if key == "" || strings.ContainsAny(key, "/\\.") {
+		return false, fmt.Errorf("queue %s: invalid key %q", kind, key)
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return false, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	now := time.Now()
+	it := QueueItem{ID: fmt.Sprintf("%d-%s-%s", now.UnixNano(), kind, key), Kind: kind, Created: now.UTC(), Payload: body}
+	data, _ := json.Marshal(it)
+	dir := r.QueueDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	final := filepath.Join(dir, "k-"+kind+"-"+key+".json")
+	if _, err := os.Lstat(final); err == nil {
+		return false, nil
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf(".tmp-%d-%s", os.Getpid(), key))
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	defer os.Remove(tmp)
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		return false, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	if err := os.Link(tmp, final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	return true, nil
+}
+
+// Queued returns every waiting record, oldest first. Unreadable records are
+// reported, never deleted.
+func (r *Repo) Queued() ([]QueueItem, error) {
+	ents, err := os.ReadDir(r.QueueDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	var items []QueueItem
+	var bad []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		p := filepath.Join(r.QueueDir(), name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			bad = append(bad, name)
+			continue
+		}
+		var it QueueItem
+		if err := json.Unmarshal(data, &it); err != nil {
+			bad = append(bad, name)
+			continue
+		}
+		it.path = p
+		items = append(items, it)
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if !items[i].Created.Equal(items[j].Created) {
+			return items[i].Created.Before(items[j].Created)
+		}
+		return items[i].ID < items[j].ID
+	})
+	if len(bad) > 0 {
+		return items, fmt.Errorf("unreadable queue records left in place in %s: %s", r.QueueDir(), strings.Join(bad, ", "))
+	}
+	return items, nil
+}
+
+// Dequeue removes landed records.
+func (r *Repo) Dequeue(items []QueueItem) error {
+	var errs []error
+	for _, it := range items {
+		if it.path == "" {
+			continue
+		}
+		if err := os.Remove(it.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,327 @@
+package gitops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// EmptyTree is git's well-known empty tree object.
+const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// BigFileThreshold caps diffing: larger files are summarised as binary, never
+// read into a diff.
+const BigFileThreshold = "8m"
+
+// FileChange is one changed path with its diffstat.
+type FileChange struct {
+	Path      string `json:"path"`
+	OldPath   string `json:"old_path,omitempty"` // renames and copies
+	Status    string `json:"status"`             // A, M, D, R, C, T, or ? for untracked
+	Added     int    `json:"added"`
+	Deleted   int    `json:"deleted"`
+	Binary    bool   `json:"binary,omitempty"`
+	Submodule bool   `json:"submodule,omitempty"`
+}
+
+// Changes is everything a session changed: commits since base, plus the
+// staged, unstaged and untracked work in the tree.
+type Changes struct {
+	Base      string       `json:"base"`
+	Head      string       `json:"head"`
+	Commits   []Commit     `json:"commits,omitempty"`
+	Committed []FileChange `json:"committed,omitempty"`
+	Staged    []FileChange `json:"staged,omitempty"`
+	Unstaged  []FileChange `json:"unstaged,omitempty"`
+	Untracked []string     `json:"untracked,omitempty"`
+}
+
+// Commit is one commit's identity.
+type Commit struct {
+	SHA     string `json:"sha"`
+	Subject string `json:"subject"`
+}
+
+// Files returns the distinct paths touched anywhere in c, in first-seen order.
+func (c Changes) Files() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, set := range [][]FileChange{c.Committed, c.Staged, c.Unstaged} {
+		for _, f := range set {
+			add(f.Path)
+		}
+	}
+	for _, p := range c.Untracked {
+		add(p)
+	}
+	return out
+}
+
+// ReadChanges reads commits and file changes in base..head plus the work in
+// the tree. An empty base means head's parent (or the empty tree for a root
+// commit); an empty head means HEAD (unborn: nothing committed).
+func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []string) (Changes, error) {
+	c := Changes{Base: base, Head: head}
+	if c.Head != "" {
+		if c.Base == "" {
+			out, err := r.Git(ctx, "rev-parse", "-q", "--verify", c.Head+"^1")
+			if err == nil {
+				c.Base = strings.TrimSpace(string(out))
+			} else {
+				c.Base = EmptyTree
+			}
+		}
+		var err error
+		if c.Base != EmptyTree {
+			if c.Commits, err = r.CommitsBetween(ctx, c.Base, c.Head); err != nil {
+				return c, err
+			}
+		} else if subj, err := r.Git(ctx, "log", "-1", "--format=%H%x00%s", c.Head); err == nil {
+			if sha, s, ok := strings.Cut(strings.TrimSpace(string(subj)), "\x00"); ok {
+				c.Commits = []Commit{{SHA: sha, Subject: s}}
+			}
+		}
+		if c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); err != nil {
+			return c, err
+		}
+		if c.Staged, err = r.diff(ctx, exclude, "--cached", c.Head); err != nil {
+			return c, err
+		}
+	} else {
+		var err error
+		if c.Staged, err = r.diff(ctx, exclude, "--cached", EmptyTree); err != nil {
+			return c, err
+		}
+	}
+	var err error
+	if c.Unstaged, err = r.diff(ctx, exclude); err != nil {
+		return c, err
+	}
+	out, err := r.Git(ctx, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excludeSpecs(exclude)...)...)
+	if err != nil {
+		return c, fmt.Errorf("list untracked files: %w", err)
+	}
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			c.Untracked = append(c.Untracked, p)
+		}
+	}
+	return c, nil
+}
+
+func excludeSpecs(exclude []string) []string {
+	var s []string
+	for _, e := range exclude {
+		s = append(s, ":(exclude)"+e)
+	}
+	return s
+}
+
+// CommitsBetween lists commits reachable from head but not base, oldest first.
+func (r *Repo) CommitsBetween(ctx context.Context, base, head string) ([]Commit, error) {
+	out, err := r.Git(ctx, "log", "--reverse", "--format=%H%x00%s", base+".."+head)
+	if err != nil {
+		return nil, fmt.Errorf("list commits %s..%s: %w", base, head, err)
+	}
+	var cs []Commit
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if sha, subj, ok := strings.Cut(line, "\x00"); ok {
+			cs = append(cs, Commit{SHA: sha, Subject: subj})
+		}
+	}
+	return cs, nil
+}
+
+// diff runs one `git diff --raw --numstat -z` and merges the two sections.
+// Plumbing, not go-git: go-git cannot diff the index or the work tree, and its
+// tree diff on large trees was slower (docs/BENCHMARKS.md).
+func (r *Repo) diff(ctx context.Context, exclude []string, args ...string) ([]FileChange, error) {
+	full := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "-c", "diff.renames=true",
+		"diff", "--raw", "--numstat", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args...)
+	full = append(full, "--", ".")
+	full = append(full, excludeSpecs(exclude)...)
+	out, err := r.Git(ctx, full...)
+	if err != nil {
+		return nil, fmt.Errorf("read changes: %w", err)
+	}
+	return parseRawNumstat(out)
+}
+
+// parseRawNumstat parses `git diff --raw --numstat -z` output.
+func parseRawNumstat(out []byte) ([]FileChange, error) {
+	tok := strings.Split(string(out), "\x00")
+	var files []FileChange
+	index := map[string]int{}
+	i := 0
+	for i < len(tok) && strings.HasPrefix(tok[i], ":") {
+		// :oldmode newmode oldsha newsha status
+		f := strings.Fields(tok[i][1:])
+		if len(f) != 5 {
+			return nil, fmt.Errorf("parse diff output: bad raw record %q", tok[i])
+		}
+		fc := FileChange{Status: f[4][:1], Submodule: f[0] == "160000" || f[1] == "160000"}
+		i++
+		if fc.Status == "R" || fc.Status == "C" {
+			if i+1 >= len(tok) {
+				return nil, errors.New("parse diff output: truncated rename record")
+			}
+			fc.OldPath, fc.Path = tok[i], tok[i+1]
+			i += 2
+		} else {
+			if i >= len(tok) {
+				return nil, errors.New("parse diff output: truncated record")
+			}
+			fc.Path = tok[i]
+			i++
+		}
+		index[fc.Path] = len(files)
+		files = append(files, fc)
+	}
+	for i < len(tok) {
+		rec := tok[i]
+		i++
+		if rec == "" {
+			continue
+		}
+		parts := strings.SplitN(rec, "\t", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("parse diff output: bad numstat record %q", rec)
+		}
+		path := parts[2]
+		if path == "" { // rename: old and new paths follow
+			if i+1 >= len(tok) {
+				return nil, errors.New("parse diff output: truncated numstat rename")
+			}
+			path = tok[i+1]
+			i += 2
+		}
+		k, ok := index[path]
+		if !ok {
+			continue
+		}
+		if parts[0] == "-" {
+			files[k].Binary = true
+			continue
+		}
+		files[k].Added, _ = strconv.Atoi(parts[0])
+		files[k].Deleted, _ = strconv.Atoi(parts[1])
+	}
+	return files, nil
+}
+
+// ReadFiles returns the contents of paths at a commit; absent paths are
+// missing from the map. go-git serves it in-process (one blob lookup per
+// path, no process start); plumbing (`git cat-file --batch`) is the fallback.
+func (r *Repo) ReadFiles(ctx context.Context, commit string, paths []string) (map[string][]byte, error) {
+	if commit == "" {
+		return map[string][]byte{}, nil
+	}
+	if repo := r.gogit(); repo != nil {
+		if m, err := readFilesGoGit(repo, commit, paths); err == nil {
+			return m, nil
+		}
+	}
+	return r.readFilesPlumbing(ctx, commit, paths)
+}
+
+func readFilesGoGit(repo interface {
+	CommitObject(plumbing.Hash) (*object.Commit, error)
+}, commit string, paths []string) (map[string][]byte, error) {
+	c, err := repo.CommitObject(plumbing.NewHash(commit))
+	if err != nil {
+		return nil, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		f, err := tree.File(p)
+		if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rd, err := f.Reader()
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		m[p] = b
+	}
+	return m, nil
+}
+
+func (r *Repo) readFilesPlumbing(ctx context.Context, commit string, paths []string) (map[string][]byte, error) {
+	m := make(map[string][]byte, len(paths))
+	if len(paths) == 0 {
+		return m, nil
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		fmt.Fprintf(&in, "%s:%s\n", commit, p)
+	}
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir = r.WorkTree
+	cmd.Stdin = &in
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &GitError{Args: []string{"cat-file", "--batch"}, Stderr: errb.String(), Err: err}
+	}
+	br := bufio.NewReader(bytes.NewReader(out))
+	for _, p := range paths {
+		header, err := br.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("read %s:%s: %w", commit, p, err)
+		}
+		if strings.HasSuffix(header, " missing\n") || strings.HasSuffix(header, " ambiguous\n") {
+			continue
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("read %s:%s: unexpected cat-file header %q", commit, p, header)
+		}
+		if f[1] != "blob" {
+			// a directory or submodule at a vault path: not a file we can read
+			n, _ := strconv.Atoi(f[2])
+			if _, err := br.Discard(n + 1); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return nil, fmt.Errorf("read %s:%s: bad size in %q", commit, p, header)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, err
+		}
+		br.Discard(1)
+		m[p] = b
+	}
+	return m, nil
+}

@@ -1,0 +1,177 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	gogit "github.com/go-git/go-git/v5"
+)
+
+// Repo is a discovered repository with a work tree.
+type Repo struct {
+	// WorkTree is the absolute top-level directory of the work tree.
+	WorkTree string
+	// GitDir is this work tree's git dir (differs from CommonDir in a linked worktree).
+	GitDir string
+	// CommonDir holds refs, objects and scribe's runtime state.
+	CommonDir string
+
+	goOnce sync.Once
+	goRepo *gogit.Repository // nil when go-git cannot open the repository
+}
+
+// Discover finds the repository containing dir the way git does (any
+// subdirectory, linked worktrees, GIT_DIR/GIT_WORK_TREE), by asking git itself:
+// that also covers repositories go-git refuses, such as ones with
+// extensions.worktreeConfig.
+func Discover(ctx context.Context, dir string) (*Repo, error) {
+	out, err := git(ctx, dir, runOpts{}, "rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--git-dir", "--git-common-dir")
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
+			return nil, fmt.Errorf("%s: %w", dir, ErrNotARepo)
+		}
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree") {
+			return nil, fmt.Errorf("%s is a bare repository; git scribe needs a work tree: %w", dir, ErrNotARepo)
+		}
+		return nil, fmt.Errorf("discover repository: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 || lines[0] == "" {
+		return nil, fmt.Errorf("%s: no work tree: %w", dir, ErrNotARepo)
+	}
+	return &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}, nil
+}
+
+// Git runs git in the work tree and returns its stdout.
+func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
+	return git(ctx, r.WorkTree, runOpts{}, args...)
+}
+
+// gitIn runs git with extra options.
+func (r *Repo) gitIn(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+	return git(ctx, r.WorkTree, o, args...)
+}
+
+// ScribeDir is the runtime directory under the common git dir; never committed.
+func (r *Repo) ScribeDir() string { return filepath.Join(r.CommonDir, "scribe") }
+
+// gogit opens the repository with go-git once; nil when go-git refuses it
+// (extensions.worktreeConfig, index.skipHash, …), in which case callers fall
+// back to plumbing.
+func (r *Repo) gogit() *gogit.Repository {
+	r.goOnce.Do(func() {
+		repo, err := gogit.PlainOpenWithOptions(r.WorkTree, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
+		if err == nil {
+			r.goRepo = repo
+		}
+	})
+	return r.goRepo
+}
+
+// Head describes what HEAD points at.
+type Head struct {
+	// Ref is the branch ref ("refs/heads/main"), empty when detached.
+	Ref string
+	// Commit is the commit HEAD resolves to, empty on an unborn branch.
+	Commit string
+}
+
+// Head resolves HEAD with one git call.
+func (r *Repo) Head(ctx context.Context) (Head, error) {
+	var h Head
+	out, err := r.Git(ctx, "symbolic-ref", "-q", "HEAD")
+	if err == nil {
+		h.Ref = strings.TrimSpace(string(out))
+	} else if exitCode(err) != 1 {
+		return h, fmt.Errorf("read HEAD: %w", err)
+	}
+	out, err = r.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if err == nil {
+		h.Commit = strings.TrimSpace(string(out))
+	} else if exitCode(err) != 1 {
+		return h, fmt.Errorf("resolve HEAD: %w", err)
+	}
+	return h, nil
+}
+
+// Busy reports why a scribe commit must not be made right now (an operation
+// in progress or the index locked), or "" when the repository is free.
+func (r *Repo) Busy() string {
+	checks := []struct{ path, why string }{
+		{"MERGE_HEAD", "a merge is in progress"},
+		{"rebase-merge", "a rebase is in progress"},
+		{"rebase-apply", "a rebase or am is in progress"},
+		{"CHERRY_PICK_HEAD", "a cherry-pick is in progress"},
+		{"REVERT_HEAD", "a revert is in progress"},
+		{"BISECT_LOG", "a bisect is in progress"},
+		{"index.lock", "the index is locked by another git process (index.lock)"},
+	}
+	for _, c := range checks {
+		if _, err := os.Stat(filepath.Join(r.GitDir, c.path)); err == nil {
+			return c.why
+		}
+	}
+	return ""
+}
+
+// Abs returns the absolute path of a repo-relative path after checking that
+// it stays inside the work tree (no "..", no absolute paths, no symlinked
+// parent leading out).
+func (r *Repo) Abs(rel string) (string, error) {
+	if err := CheckRelPath(rel); err != nil {
+		return "", err
+	}
+	abs := filepath.Join(r.WorkTree, filepath.FromSlash(rel))
+	// Resolve the deepest existing parent and make sure it is still inside.
+	dir := filepath.Dir(abs)
+	for {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, err)
+	}
+	root, err := filepath.EvalSymlinks(r.WorkTree)
+	if err != nil {
+		return "", fmt.Errorf("resolve work tree: %w", err)
+	}
+	if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s leads outside the repository through a symlink; refusing to write", rel)
+	}
+	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return "", fmt.Errorf("%s is a symlink; refusing to write through it", rel)
+	}
+	return abs, nil
+}
+
+// CheckRelPath rejects paths scribe must never generate: absolute, "..",
+// empty segments, NUL or ".git" components.
+func CheckRelPath(rel string) error {
+	if rel == "" || strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || strings.ContainsRune(rel, 0) || strings.Contains(rel, "\\") {
+		return fmt.Errorf("invalid vault path %q: must be a relative slash-separated path inside the repository", rel)
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		switch seg {
+		case "", ".", "..":
+			return fmt.Errorf("invalid vault path %q: no empty, . or .. segments", rel)
+		}
+		if strings.EqualFold(seg, ".git") {
+			return fmt.Errorf("invalid vault path %q: scribe never writes inside .git", rel)
+		}
+	}
+	return nil
+}

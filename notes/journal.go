@@ -1,0 +1,327 @@
+package notes
+
+import (
+	"strings"
+	"time"
+)
+
+// Journal defaults.
+const (
+	// DefaultMaxEntries is how many entries the journal keeps before Append
+	// moves the oldest to the archive.
+	DefaultMaxEntries = 50
+	// DefaultJournalPreamble starts a journal created from nothing.
+	DefaultJournalPreamble = "# Journal\n\n"
+	// DefaultArchivePreamble starts an archive created from nothing.
+	DefaultArchivePreamble = "# Journal Archive\n\n"
+)
+
+// Journal entry results.
+const (
+	ResultShipped  = "shipped"
+	ResultPartial  = "partial"
+	ResultReverted = "reverted"
+)
+
+// noSummary stands in for an empty summary, so that the heading still reads
+// as an entry heading after an editor strips trailing space.
+const noSummary = "(no summary)"
+
+// Entry is one journal entry. Render writes it as
+//
+//	## <timestamp> — <summary>
+//	- Scope: …
+//	- Result: shipped|partial|reverted
+//	- Notable: …
+//	- Tests: …
+//	- Witness: PASS (iter1)
+//	- Witness: WARN (iter2) — findings in full
+//	- Commits: abc1234, def5678
+//	- Mode: bridge+journal+progress
+//	### Done
+//	- item
+//	### Next
+//	- (project) item
+//
+// Empty fields and empty subsections are left out. Every field is one line.
+type Entry struct {
+	Time    time.Time
+	Summary string
+	Scope   string
+	Result  string // shipped, partial or reverted
+	Notable string
+	Tests   string // optional
+	Witness []WitnessEvent
+	Commits []string // the commits the entry covers
+	Modes   string   // optional "- Mode: …" line
+	Done    []string // optional "### Done" bullets
+	Next    []string // optional "### Next" bullets, e.g. "(project) item"
+	// Raw is set by ParseJournal: the entry's exact original text, from its
+	// heading up to the next entry's heading (or the end of the file).
+	Raw string
+}
+
+// Journal is a parsed journal or archive file.
+type Journal struct {
+	Preamble string // text before the first entry, e.g. "# Journal\n\n"
+	Entries  []Entry
+}
+
+// Render writes the entry in the journal format, ending with "\n".
+func (e Entry) Render() string {
+	var b strings.Builder
+	summary := singleLine(e.Summary)
+	if summary == "" {
+		summary = noSummary
+	}
+	b.WriteString("## " + FormatTime(e.Time) + " — " + summary + "\n")
+	field := func(key, value string) {
+		if v := singleLine(value); v != "" {
+			b.WriteString("- " + key + ": " + v + "\n")
+		}
+	}
+	field("Scope", e.Scope)
+	field("Result", e.Result)
+	field("Notable", e.Notable)
+	field("Tests", e.Tests)
+	for _, w := range e.Witness {
+		field("Witness", w.String())
+	}
+	var commits []string
+	for _, c := range e.Commits {
+		if c = cleanCommit(c); c != "" {
+			commits = append(commits, c)
+		}
+	}
+	field("Commits", strings.Join(commits, ", "))
+	field("Mode", e.Modes)
+	list := func(heading string, items []string) {
+		var kept []string
+		for _, it := range items {
+			if s := singleLine(it); s != "" {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			return
+		}
+		b.WriteString(heading + "\n")
+		for _, s := range kept {
+			b.WriteString("- " + s + "\n")
+		}
+	}
+	list("### Done", e.Done)
+	list("### Next", e.Next)
+	return b.String()
+}
+
+// cleanCommit makes a commit id one token: no white space, commas or backticks.
+func cleanCommit(c string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ',' || r == '`' {
+			return -1
+		}
+		return r
+	}, strings.ReplaceAll(singleLine(c), " ", ""))
+}
+
+// ParseJournal splits a journal (or archive) into its preamble and entries.
+// It never fails: an entry starts at each line of the form
+// "## <time> — <summary>" (a spaced em dash, en dash or hyphen separates the
+// two; the first one wins) and runs to the next such line. Entry fields are
+// read leniently; an unreadable time reads as the zero time. Render of the
+// result gives back text byte for byte.
+func ParseJournal(text string) Journal {
+	var starts []int
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		next := len(text)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		if _, _, ok := entryHeading(text[off:next]); ok {
+			starts = append(starts, off)
+		}
+		off = next
+	}
+	if len(starts) == 0 {
+		return Journal{Preamble: text}
+	}
+	j := Journal{Preamble: text[:starts[0]], Entries: make([]Entry, 0, len(starts))}
+	for i, s := range starts {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		j.Entries = append(j.Entries, parseEntry(text[s:end]))
+	}
+	return j
+}
+
+// entryHeading splits an entry heading line into its time and summary text.
+func entryHeading(line string) (when, summary string, ok bool) {
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	rest, ok := strings.CutPrefix(line, "## ")
+	if !ok {
+		return "", "", false
+	}
+	best, width := -1, 0
+	for _, sep := range []string{" — ", " – ", " - "} {
+		if i := strings.Index(rest, sep); i >= 0 && (best < 0 || i < best) {
+			best, width = i, len(sep)
+		}
+	}
+	if best < 0 {
+		// "## <time> —" with the summary (and its space) missing.
+		if t, ok := strings.CutSuffix(rest, " —"); ok {
+			best, width = len(t), len(rest)-len(t)
+		}
+	}
+	if best < 0 || strings.TrimSpace(rest[:best]) == "" {
+		return "", "", false
+	}
+	return strings.TrimSpace(rest[:best]), strings.TrimSpace(rest[best+width:]), true
+}
+
+// parseEntry reads the fields of one entry's raw text.
+func parseEntry(raw string) Entry {
+	e := Entry{Raw: raw}
+	lines := splitLines(raw)
+	if len(lines) == 0 {
+		return e
+	}
+	when, summary, _ := entryHeading(lines[0])
+	e.Time, _ = ParseTime(when) // unreadable: zero time, never fatal
+	e.Summary = singleLine(summary)
+	var sub *[]string // the ### subsection being read, if any
+	for _, line := range lines[1:] {
+		trimmed := strings.TrimSpace(line)
+		if level, heading, ok := atxHeading(line); ok && level >= 3 {
+			switch strings.ToLower(heading) {
+			case "done":
+				sub = &e.Done
+			case "next":
+				sub = &e.Next
+			default:
+				sub = nil
+			}
+			continue
+		}
+		item, ok := bulletText(trimmed)
+		if !ok {
+			continue
+		}
+		if sub != nil {
+			if s := singleLine(item); s != "" {
+				*sub = append(*sub, s)
+			}
+			continue
+		}
+		key, value, ok := strings.Cut(item, ":")
+		if !ok {
+			continue
+		}
+		value = singleLine(value)
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "scope":
+			e.Scope = value
+		case "result":
+			e.Result = value
+		case "notable":
+			e.Notable = value
+		case "tests":
+			e.Tests = value
+		case "witness":
+			e.Witness = append(e.Witness, parseWitnessLine(value)...)
+		case "commits", "commit":
+			for _, c := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' }) {
+				if c = strings.Trim(c, "`"); c != "" {
+					e.Commits = append(e.Commits, c)
+				}
+			}
+		case "mode", "modes":
+			e.Modes = value
+		}
+	}
+	return e
+}
+
+// Render writes the journal back: the preamble, then each entry's Raw text,
+// or its Render when Raw is empty. For a parsed journal it is byte-exact.
+func (j Journal) Render() string {
+	var b strings.Builder
+	b.WriteString(j.Preamble)
+	for _, e := range j.Entries {
+		if e.Raw != "" {
+			b.WriteString(e.Raw)
+		} else {
+			b.WriteString(e.Render())
+		}
+	}
+	return b.String()
+}
+
+// Append adds e to the end of journal and, when the journal then holds more
+// than maxEntries entries (<= 0 means DefaultMaxEntries), moves the oldest
+// to the end of archive so that maxEntries remain. It returns the new journal and
+// archive texts.
+//
+// Append is append-only: it never changes a byte of an existing entry. The
+// one thing it adds before the new entry is line terminators: a final
+// newline when the file lacks one, then a blank line separating entries.
+// Those terminators become the tail of the previous entry's raw text. The new
+// entry uses the file's line ending (CRLF when the file's first line ends in
+// CRLF). An empty (or all white space) journal starts with
+// DefaultJournalPreamble, an empty archive with DefaultArchivePreamble.
+// Moved entries are appended to the archive byte for byte, oldest first.
+// Callers check HasCommit first: Append itself does not deduplicate.
+func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newArchive string) {
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	eol := detectEOL(journal)
+	if strings.TrimSpace(journal) == "" {
+		journal = strings.ReplaceAll(DefaultJournalPreamble, "\n", eol)
+	}
+	journal = withBlankLineEnd(journal, eol) + strings.ReplaceAll(e.Render(), "\n", eol)
+	j := ParseJournal(journal)
+	if len(j.Entries) <= maxEntries {
+		return journal, archive
+	}
+	moved := j.Entries[:len(j.Entries)-maxEntries]
+	j.Entries = j.Entries[len(j.Entries)-maxEntries:]
+
+	aeol := eol
+	if strings.Contains(archive, "\n") {
+		aeol = detectEOL(archive)
+	}
+	if strings.TrimSpace(archive) == "" {
+		archive = strings.ReplaceAll(DefaultArchivePreamble, "\n", aeol)
+	}
+	var b strings.Builder
+	b.WriteString(withBlankLineEnd(archive, aeol))
+	for _, m := range moved {
+		b.WriteString(m.Raw)
+	}
+	return j.Render(), b.String()
+}
+
+// HasCommit reports whether an entry of j names the commit sha. Ids match
+// when one is a prefix of the other and both have at least 7 characters, so
+// an entry naming "abc1234" matches the full id and the other way round. It
+// is how scribe knows a commit is already journaled (check the archive too).
+func HasCommit(j Journal, sha string) bool {
+	sha = strings.ToLower(strings.TrimSpace(sha))
+	if len(sha) < 7 {
+		return false
+	}
+	for _, e := range j.Entries {
+		for _, c := range e.Commits {
+			c = strings.ToLower(c)
+			if len(c) >= 7 && (strings.HasPrefix(c, sha) || strings.HasPrefix(sha, c)) {
+				return true
+			}
+		}
+	}
+	return false
+}

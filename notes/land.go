@@ -1,0 +1,314 @@
+package notes
+
+import (
+	"context"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// Queue record kinds.
+const (
+	// KindPlan is a wrap that could not commit (or ran detached).
+	KindPlan = "plan"
+	// KindCommit is a commit recorded by the post-commit hook.
+	KindCommit = "commit"
+)
+
+// CommitRecord is what the post-commit hook queues for one commit.
+type CommitRecord struct {
+	SHA      string   `json:"sha"`
+	Subject  string   `json:"subject"`
+	Files    []string `json:"files"`
+	Added    int      `json:"added"`
+	Deleted  int      `json:"deleted"`
+	Progress []string `json:"progress,omitempty"`
+}
+
+// land commits plans and queued records as one scribe commit, then removes
+// the queued records it landed. It returns the number of queue records landed.
+func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueItem) (gitops.CommitResult, int, []string, error) {
+	var warns []string
+	var ids []string
+	all := []Plan{}
+	var records []CommitRecord
+	var landedItems []gitops.QueueItem
+	landedBefore := v.landedQueueIDs(ctx, queued)
+	for _, it := range queued {
+		if landedBefore[it.ID] {
+			landedItems = append(landedItems, it) // committed before a crash; just forget it
+			continue
+		}
+		switch it.Kind {
+		case KindPlan:
+			var p Plan
+			if err := json.Unmarshal(it.Payload, &p); err != nil {
+				warns = append(warns, fmt.Sprintf("queued record %s is unreadable and was left in place: %v", it.ID, err))
+				continue
+			}
+			all = append(all, p)
+		case KindCommit:
+			var c CommitRecord
+			if err := json.Unmarshal(it.Payload, &c); err != nil {
+				warns = append(warns, fmt.Sprintf("queued record %s is unreadable and was left in place: %v", it.ID, err))
+				continue
+			}
+			records = append(records, c)
+		default:
+			continue
+		}
+		ids = append(ids, it.ID)
+		landedItems = append(landedItems, it)
+	}
+	if p, ok := v.planFromCommits(records, plans); ok {
+		all = append(all, p)
+	}
+	all = append(all, plans...)
+	if len(all) == 0 {
+		if err := v.Repo.Dequeue(landedItems); err != nil {
+			warns = append(warns, err.Error())
+		}
+		return gitops.CommitResult{}, len(landedItems), warns, nil
+	}
+
+	paths := v.Config.Paths
+	var locks []string
+	var modes Modes
+	for _, p := range all {
+		for _, m := range p.Modes {
+			if !modes.Has(m) {
+				modes = append(modes, m)
+			}
+		}
+		if p.Entry != nil {
+			locks = append(locks, "journal")
+		}
+		if p.Bridge != nil {
+			locks = append(locks, "bridge")
+		}
+		if len(p.Done) > 0 {
+			locks = append(locks, "progress")
+		}
+	}
+	modes = canonical(modes)
+	var touched []string
+	for _, l := range dedup(locks) {
+		switch l {
+		case "journal":
+			touched = append(touched, paths.Journal, paths.JournalArchive)
+		case "bridge":
+			touched = append(touched, paths.BridgeNote)
+		case "progress":
+			touched = append(touched, paths.Progress)
+		}
+	}
+	var ticked []string
+	req := gitops.CommitRequest{
+		Paths:       touched,
+		Locks:       locks,
+		LockOptions: v.lockOptions("wrap"),
+		Build: func(cur map[string][]byte) (map[string][]byte, error) {
+			out := map[string][]byte{}
+			journal, archive := string(cur[paths.Journal]), string(cur[paths.JournalArchive])
+			wroteJournal := false
+			for _, p := range all {
+				if p.Entry == nil || coveredAlready(journal, p.Entry.Commits) {
+					continue
+				}
+				journal, archive = Append(journal, archive, *p.Entry, v.Config.JournalMax)
+				wroteJournal = true
+			}
+			if wroteJournal {
+				out[paths.Journal] = []byte(journal)
+				if archive != string(cur[paths.JournalArchive]) {
+					out[paths.JournalArchive] = []byte(archive)
+				}
+			}
+			for i := len(all) - 1; i >= 0; i-- {
+				if all[i].Bridge != nil {
+					out[paths.BridgeNote] = []byte(all[i].Bridge.Render())
+					break
+				}
+			}
+			ticked = ticked[:0]
+			if prog, ok := cur[paths.Progress]; ok {
+				text := string(prog)
+				for _, p := range all {
+					for _, item := range p.Done {
+						it, err := Match(ParseProgress(text), item)
+						if err != nil {
+							continue
+						}
+						var changed bool
+						if text, changed = Tick(text, it, p.DoneAt.In(v.Config.Location())); changed {
+							ticked = append(ticked, it.Text)
+						}
+					}
+				}
+				if text != string(prog) {
+					out[paths.Progress] = []byte(text)
+				}
+			}
+			return out, nil
+		},
+		Message: func(changed []string) string {
+			return commitMessage(all, modes, ticked, ids)
+		},
+	}
+	res, err := v.Repo.CommitPaths(ctx, req)
+	if err != nil {
+		return res, 0, warns, err
+	}
+	if err := v.Repo.Dequeue(landedItems); err != nil {
+		warns = append(warns, err.Error())
+	}
+	return res, len(landedItems), warns, nil
+}
+
+// coveredAlready is the idempotency check: an entry whose commits are all
+// named by the journal already is not written again.
+func coveredAlready(journal string, commits []string) bool {
+	if len(commits) == 0 {
+		return false
+	}
+	j := ParseJournal(journal)
+	for _, c := range commits {
+		if !HasCommit(j, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func commitMessage(all []Plan, modes Modes, ticked []string, ids []string) string {
+	var subject string
+	switch {
+	case len(all) == 1 && all[0].Entry == nil && all[0].Bridge == nil && len(ticked) > 0:
+		subject = strings.Join(ticked, ", ") + " done"
+	case len(all) == 1:
+		subject = all[0].Summary
+	default:
+		subject = fmt.Sprintf("%s (+%d queued)", all[len(all)-1].Summary, len(all)-1)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(subject), 72))
+	for _, t := range ticked {
+		fmt.Fprintf(&b, "- [x] %s\n", t)
+	}
+	if len(ticked) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s: %s\n", gitops.TrailerMode, strings.ReplaceAll(modes.String(), "+", ","))
+	if fp := all[len(all)-1].Fingerprint; fp != "" {
+		fmt.Fprintf(&b, "Scribe-Fingerprint: %s\n", fp)
+	}
+	if len(ids) > 0 {
+		fmt.Fprintf(&b, "Scribe-Queue: %s\n", strings.Join(ids, ","))
+	}
+	return b.String()
+}
+
+// landedQueueIDs finds queue records a previous run already committed (it
+// crashed before removing them): their ids are in a Scribe-Queue trailer.
+func (v *Vault) landedQueueIDs(ctx context.Context, queued []gitops.QueueItem) map[string]bool {
+	done := map[string]bool{}
+	if len(queued) == 0 {
+		return done
+	}
+	out, err := v.Repo.Git(ctx, "log", "-n", "50", "--format=%B", "--grep=^Scribe-Queue: ", "HEAD")
+	if err != nil {
+		return done
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Scribe-Queue: "); ok {
+			for _, id := range strings.Split(rest, ",") {
+				done[strings.TrimSpace(id)] = true
+			}
+		}
+	}
+	return done
+}
+
+// planFromCommits turns commits recorded by the post-commit hook into a plan:
+// their progress ticks always land; a journal entry naming them is written
+// when the dispatch table says so (3+ files) and no wrap in this landing
+// already covers them.
+func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool) {
+	if len(recs) == 0 {
+		return Plan{}, false
+	}
+	covered := map[string]bool{}
+	for _, p := range others {
+		for _, c := range p.Commits {
+			covered[c] = true
+		}
+	}
+	now := v.now()
+	p := Plan{DoneAt: now}
+	files := map[string]bool{}
+	var add, del int
+	var subjects []string
+	uncovered := false
+	for _, r := range recs {
+		p.Done = append(p.Done, r.Progress...)
+		if covered[shortSHA(r.SHA)] {
+			continue
+		}
+		uncovered = true
+		p.Commits = append(p.Commits, shortSHA(r.SHA))
+		subjects = append(subjects, r.Subject)
+		for _, f := range r.Files {
+			files[f] = true
+		}
+		add += r.Added
+		del += r.Deleted
+	}
+	var list []string
+	for f := range files {
+		list = append(list, f)
+	}
+	sort.Strings(list)
+	if uncovered {
+		p.Modes, p.Row = Dispatch(Situation{Files: len(list)})
+	}
+	if p.Modes.Has(ModeJournal) {
+		summary := fmt.Sprintf("%d commit%s recorded", len(p.Commits), plural(len(p.Commits)))
+		if len(subjects) == 1 {
+			summary = subjects[0]
+		}
+		p.Summary = truncate(v.redact(oneLine(summary)), 72)
+		p.Entry = &Entry{Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
+			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
+	} else {
+		p.Modes = nil
+	}
+	if len(p.Done) > 0 {
+		p.Modes = canonical(append(p.Modes, ModeProgress))
+		if p.Summary == "" {
+			p.Summary = strings.Join(p.Done, ", ") + " done"
+		}
+	}
+	if len(p.Modes) == 0 {
+		return Plan{}, false
+	}
+	return p, true
+}
+
+// Drain lands whatever is queued as one commit; synchronous commands call it
+// first. It reports how many records landed and why any are still waiting.
+func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err error) {
+	queued, qerr := v.Repo.Queued()
+	if len(queued) == 0 {
+		return 0, "", qerr
+	}
+	_, n, _, err := v.land(ctx, nil, queued)
+	var de *gitops.DeferredError
+	if errors.As(err, &de) {
+		return 0, de.Reason, nil
+	}
+	return n, "", err
+}

@@ -1,0 +1,57 @@
+package notes
+
+import (
+	"context"
+	"time"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// Redactor removes secrets from text before it reaches a vault file; the
+// caller plugs in the real one (notes stays free of the scanner's weight).
+type Redactor func(string) string
+
+// Vault is a repository's scribe-managed files and the way they are written.
+type Vault struct {
+	Repo   *gitops.Repo
+	Config config.Config
+	Redact Redactor
+	Now    func() time.Time
+}
+
+func (v *Vault) now() time.Time {
+	if v.Now != nil {
+		return v.Now().In(v.Config.Location())
+	}
+	return time.Now().In(v.Config.Location())
+}
+
+func (v *Vault) redact(s string) string {
+	if v.Redact == nil || s == "" {
+		return s
+	}
+	return v.Redact(s)
+}
+
+func (v *Vault) redactAll(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = v.redact(s)
+	}
+	return out
+}
+
+// ownPaths are the vault files scribe writes; they never count as a
+// session's changes.
+func (v *Vault) ownPaths() []string {
+	p := v.Config.Paths
+	return []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}
+}
+
+func (v *Vault) lockOptions(purpose string) gitops.LockOptions {
+	return gitops.LockOptions{Timeout: v.Config.LockTimeout, Purpose: purpose}
+}
+
+// head is a small helper for commands that only need HEAD.
+func (v *Vault) head(ctx context.Context) (gitops.Head, error) { return v.Repo.Head(ctx) }

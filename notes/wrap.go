@@ -1,0 +1,474 @@
+package notes
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// WrapInput is everything a session hands to wrap: the fields of seed 000's
+// "Scribe Dispatch" prompt plus wrap's own switches.
+type WrapInput struct {
+	Loop       string   `json:"loop,omitempty" yaml:"loop"` // keep | discard
+	SessionEnd bool     `json:"session_end,omitempty" yaml:"session_end"`
+	Trivial    bool     `json:"trivial,omitempty" yaml:"trivial"`
+	Hint       string   `json:"context_hint,omitempty" yaml:"context_hint"`
+	Tests      string   `json:"test_results,omitempty" yaml:"test_results"`
+	Witness    string   `json:"witness_verdicts,omitempty" yaml:"witness_verdicts"`
+	LoopReport string   `json:"loop_report,omitempty" yaml:"loop_report"`
+	Urgent     string   `json:"urgent,omitempty" yaml:"urgent"`
+	Result     string   `json:"result,omitempty" yaml:"result"` // shipped | partial | reverted
+	Done       []string `json:"done,omitempty" yaml:"done"`
+	Next       []string `json:"next,omitempty" yaml:"next"`
+	Questions  []string `json:"open_questions,omitempty" yaml:"open_questions"`
+	Traps      []string `json:"traps,omitempty" yaml:"traps"`
+	// ChangedFiles and DiffSummary, when given, replace reading the repo.
+	ChangedFiles []string `json:"changed_files,omitempty" yaml:"changed_files"`
+	DiffSummary  string   `json:"git_diff,omitempty" yaml:"git_diff"`
+	Mode         string   `json:"mode,omitempty" yaml:"mode"`
+	Base         string   `json:"base,omitempty" yaml:"base"`
+
+	DryRun bool `json:"-" yaml:"-"`
+}
+
+// Plan is a wrap's result before it lands: durable, so it can be queued.
+type Plan struct {
+	Modes       Modes       `json:"modes"`
+	Row         string      `json:"row"`
+	Summary     string      `json:"summary"`
+	Entry       *Entry      `json:"entry,omitempty"`
+	Bridge      *BridgeNote `json:"bridge,omitempty"`
+	Done        []string    `json:"done,omitempty"`
+	DoneAt      time.Time   `json:"done_at"`
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	Commits     []string    `json:"commits,omitempty"`
+	Head        string      `json:"head,omitempty"` // HEAD the plan was computed at
+}
+
+// WrapReport is what wrap did, for people and for --json.
+type WrapReport struct {
+	Status   string               `json:"status"` // committed | queued | nothing | dry-run
+	Reason   string               `json:"reason"`
+	Row      string               `json:"dispatch_row,omitempty"`
+	Modes    Modes                `json:"modes"`
+	Files    []string             `json:"files,omitempty"`
+	Commits  []string             `json:"commits,omitempty"`
+	Commit   *gitops.CommitResult `json:"commit,omitempty"`
+	QueueID  string               `json:"queue_id,omitempty"`
+	Landed   int                  `json:"landed_from_queue"`
+	Entry    string               `json:"journal_entry,omitempty"`
+	Bridge   string               `json:"bridge_note,omitempty"`
+	Ticks    []string             `json:"progress_ticks,omitempty"`
+	Warnings []string             `json:"warnings,omitempty"`
+}
+
+// shortSHA is how commits are named in journal entries.
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// Wrap persists a session per seed 000's dispatch table: it reads the
+// session's changes from the repo (or takes them from in), decides the modes,
+// writes bridge note, journal entry and progress ticks as one `progress:`
+// commit, and lands anything queued with it. When the commit cannot be made
+// now the plan is queued and the report says why.
+func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
+	rep := WrapReport{Modes: Modes{}}
+	forced, isForced, err := ParseModes(in.Mode)
+	if err != nil {
+		return rep, err
+	}
+	plan, files, err := v.plan(ctx, in, forced, isForced)
+	if err != nil {
+		return rep, err
+	}
+	rep.Files = files
+	rep.Row = plan.Row
+	rep.Commits = plan.Commits
+
+	queued, qerr := v.Repo.Queued()
+	if qerr != nil {
+		rep.Warnings = append(rep.Warnings, qerr.Error())
+	}
+	var plans []Plan
+	if len(plan.Modes) > 0 {
+		if last, ok, _ := v.Repo.LastScribeCommit(ctx, plan.Head); ok &&
+			last.Trailers["Scribe-Fingerprint"] == plan.Fingerprint && plan.Fingerprint != "" {
+			rep.Status, rep.Reason = "nothing", "already wrapped: the last scribe commit "+shortSHA(last.SHA)+" recorded exactly these changes"
+			plan.Modes = nil
+		} else {
+			plans = append(plans, plan)
+		}
+	}
+	if len(plans) == 0 && len(queued) == 0 {
+		if rep.Status == "" {
+			rep.Status, rep.Reason = "nothing", plan.Row
+		}
+		return rep, nil
+	}
+	rep.Modes = plan.Modes
+	if in.DryRun {
+		rep.Status, rep.Reason = "dry-run", "nothing written (--dry-run)"
+		rep.fill(plans)
+		rep.Landed = len(queued)
+		return rep, nil
+	}
+	res, landed, warns, err := v.land(ctx, plans, queued)
+	rep.Warnings = append(rep.Warnings, warns...)
+	rep.fill(plans)
+	var de *gitops.DeferredError
+	if errors.As(err, &de) {
+		if len(plans) == 0 {
+			rep.Status, rep.Reason = "queued", fmt.Sprintf("%d queued record(s) still waiting: %s", len(queued), de.Reason)
+			return rep, nil
+		}
+		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
+		if qerr != nil {
+			return rep, fmt.Errorf("%s, and queueing the wrap failed: %w", de.Error(), qerr)
+		}
+		rep.Status, rep.Reason, rep.QueueID = "queued", de.Reason, it.ID
+		return rep, nil
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.Landed = landed
+	if res.SHA == "" {
+		rep.Status, rep.Reason = "nothing", "the vault files already say this; no commit made"
+		return rep, nil
+	}
+	rep.Status, rep.Reason, rep.Commit = "committed", plan.Row, &res
+	if len(plans) == 0 {
+		rep.Reason = "landed queued records"
+	}
+	return rep, nil
+}
+
+func (rep *WrapReport) fill(plans []Plan) {
+	for _, p := range plans {
+		if p.Entry != nil {
+			rep.Entry = p.Entry.Render()
+		}
+		if p.Bridge != nil {
+			rep.Bridge = p.Bridge.Render()
+		}
+		rep.Ticks = append(rep.Ticks, p.Done...)
+	}
+}
+
+// Plan computes what a wrap would write without writing it.
+func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool) (Plan, []string, error) {
+	now := v.now()
+	p := Plan{DoneAt: now}
+	head, err := v.Repo.Head(ctx)
+	if err != nil {
+		return p, nil, err
+	}
+	p.Head = head.Commit
+	var ch gitops.Changes
+	var files []string
+	var notable string
+	if len(in.ChangedFiles) > 0 || in.DiffSummary != "" {
+		files = in.ChangedFiles
+		notable = in.DiffSummary
+	} else {
+		base := in.Base
+		if base != "" {
+			if base, err = v.Repo.ResolveCommit(ctx, base); err != nil {
+				return p, nil, &UsageError{Msg: "--base: " + err.Error()}
+			}
+		} else if last, ok, err := v.Repo.LastScribeCommit(ctx, head.Commit); err != nil {
+			return p, nil, err
+		} else if ok {
+			base = last.SHA
+		}
+		if ch, err = v.Repo.ReadChanges(ctx, base, head.Commit, v.ownPaths()); err != nil {
+			return p, nil, err
+		}
+		files = ch.Files()
+		notable = diffSummary(ch)
+	}
+	for _, c := range ch.Commits {
+		p.Commits = append(p.Commits, shortSHA(c.SHA))
+	}
+	uncommitted := len(ch.Staged)+len(ch.Unstaged)+len(ch.Untracked) > 0
+	sit := Situation{Loop: in.Loop, SessionEnd: in.SessionEnd, Trivial: in.Trivial, Files: len(files),
+		Unfinished: in.Hint != "" || len(in.Next) > 0 || uncommitted || in.Urgent != ""}
+	p.Modes, p.Row = Dispatch(sit)
+	if isForced {
+		p.Modes, p.Row = forced, "mode forced: "+forced.String()
+	}
+	if len(p.Modes) == 0 {
+		return p, files, nil
+	}
+
+	hint := v.redact(oneLine(in.Hint))
+	witness := ParseWitness(v.redact(in.Witness))
+	p.Summary = summarise(hint, ch, files)
+	if p.Modes.Has(ModeJournal) {
+		e := Entry{Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
+			Notable: v.redact(notable), Tests: v.redact(oneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
+			Next: v.redactAll(in.Next)}
+		if p.Modes.Has(ModeWitness) || in.Witness != "" {
+			e.Witness = witness
+		}
+		if in.LoopReport != "" {
+			e.Notable = strings.TrimSpace(e.Notable + "; loop report: " + v.redact(oneLine(in.LoopReport)))
+		}
+		if p.Modes.Has(ModeProgress) {
+			e.Done = v.redactAll(in.Done)
+		}
+		p.Entry = &e
+	}
+	if p.Modes.Has(ModeBridge) {
+		b := BridgeNote{Urgent: v.redact(oneLine(in.Urgent)), Updated: now, Commit: head.Commit,
+			Witness: worstVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
+		if hint != "" {
+			b.Context = append(b.Context, hint)
+		}
+		if len(files) > 0 {
+			b.Context = append(b.Context, fmt.Sprintf("%s touched %s.", changeCount(ch, files), listFew(files, 5)))
+			b.Cites = citeable(files, 10)
+		}
+		if in.Loop == "discard" {
+			b.Context = append(b.Context, "The last approach was discarded; see the journal for why.")
+		}
+		for _, n := range v.redactAll(in.Next) {
+			b.CarryForward = append(b.CarryForward, n)
+		}
+		if uncommitted {
+			var paths []string
+			for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
+				for _, f := range set {
+					paths = append(paths, f.Path)
+				}
+			}
+			paths = append(paths, ch.Untracked...)
+			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", listFew(dedup(paths), 4)))
+		}
+		p.Bridge = &b
+	}
+	if p.Modes.Has(ModeProgress) {
+		p.Done = in.Done
+	}
+	p.Fingerprint = fingerprint(head.Commit, ch, in, p.Modes)
+	return p, files, nil
+}
+
+func fingerprint(head string, ch gitops.Changes, in WrapInput, m Modes) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n", head, m, in.Base)
+	for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
+		for _, f := range set {
+			fmt.Fprintf(h, "%s %s %d %d\n", f.Status, f.Path, f.Added, f.Deleted)
+		}
+	}
+	for _, u := range ch.Untracked {
+		fmt.Fprintf(h, "? %s\n", u)
+	}
+	fmt.Fprintf(h, "%q %q %q %q %q %q %v %v %q %q %q\n", in.Loop, in.Hint, in.Tests, in.Witness, in.LoopReport, in.Urgent,
+		in.SessionEnd, in.Trivial, in.Done, in.Next, in.ChangedFiles)
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func dedup(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// summarise is the deterministic one-line summary: the hint's first sentence,
+// else the only commit's subject, else a count.
+func summarise(hint string, ch gitops.Changes, files []string) string {
+	s := hint
+	if i := strings.IndexAny(s, ".!?\n"); i > 0 {
+		s = s[:i]
+	}
+	if s == "" && len(ch.Commits) == 1 {
+		s = ch.Commits[0].Subject
+	}
+	if s == "" {
+		s = changeCount(ch, files)
+	}
+	return truncate(s, 72)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func changeCount(ch gitops.Changes, files []string) string {
+	s := fmt.Sprintf("%d file%s changed", len(files), plural(len(files)))
+	if n := len(ch.Commits); n > 0 {
+		s += fmt.Sprintf(" in %d commit%s", n, plural(n))
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func listFew(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// citeable keeps up to n plain repo paths (cites are stored comma-joined).
+func citeable(files []string, n int) []string {
+	var out []string
+	for _, f := range files {
+		if strings.ContainsAny(f, ",\n") || strings.Contains(f, "-->") {
+			continue
+		}
+		out = append(out, f)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// scope names the top-level areas touched.
+func scope(files []string) string {
+	count := map[string]int{}
+	var order []string
+	for _, f := range files {
+		top := f
+		if i := strings.IndexByte(f, '/'); i >= 0 {
+			top = f[:i+1]
+		} else {
+			top = path.Base(f)
+		}
+		if count[top] == 0 {
+			order = append(order, top)
+		}
+		count[top]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	if len(order) == 0 {
+		return "no file changes"
+	}
+	return fmt.Sprintf("%s (%d file%s)", listFew(order, 6), len(files), plural(len(files)))
+}
+
+func result(in WrapInput, uncommitted bool) string {
+	switch {
+	case in.Result != "":
+		return in.Result
+	case in.Loop == "discard":
+		return "reverted"
+	case in.Loop == "keep":
+		return "shipped"
+	case uncommitted:
+		return "partial"
+	default:
+		return "shipped"
+	}
+}
+
+// diffSummary is the journal's "Notable" diffstat: totals, binaries,
+// renames and submodules, never file contents.
+func diffSummary(ch gitops.Changes) string {
+	var add, del int
+	var bins, renames, subs []string
+	for _, set := range [][]gitops.FileChange{ch.Committed, ch.Staged, ch.Unstaged} {
+		for _, f := range set {
+			add += f.Added
+			del += f.Deleted
+			switch {
+			case f.Submodule:
+				subs = append(subs, f.Path)
+			case f.Binary:
+				bins = append(bins, f.Path)
+			}
+			if f.OldPath != "" {
+				renames = append(renames, f.OldPath+" → "+f.Path)
+			}
+		}
+	}
+	parts := []string{fmt.Sprintf("+%d −%d", add, del)}
+	if n := len(ch.Staged) + len(ch.Unstaged); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d uncommitted change%s", n, plural(n)))
+	}
+	if n := len(ch.Untracked); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d untracked file%s", n, plural(n)))
+	}
+	if len(bins) > 0 {
+		parts = append(parts, "binary: "+listFew(dedup(bins), 3))
+	}
+	if len(renames) > 0 {
+		parts = append(parts, "renamed: "+listFew(dedup(renames), 3))
+	}
+	if len(subs) > 0 {
+		parts = append(parts, "submodules: "+listFew(dedup(subs), 3))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// worstVerdict reduces witness events to the bridge note's compact marker.
+func worstVerdict(ev []WitnessEvent) string {
+	rank := map[string]int{"PASS": 1, "WARN": 2, "BLOCK": 3}
+	best := ""
+	for _, e := range ev {
+		if rank[e.Verdict] > rank[best] {
+			best = e.Verdict
+		}
+	}
+	return best
+}
+
+// Queue computes a wrap's plan and queues it without committing: the
+// detached half of `wrap --background` (principle 11: detached work never
+// moves a branch).
+func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapReport, error) {
+	rep := WrapReport{Modes: Modes{}}
+	forced, isForced, err := ParseModes(in.Mode)
+	if err != nil {
+		return rep, err
+	}
+	plan, files, err := v.plan(ctx, in, forced, isForced)
+	if err != nil {
+		return rep, err
+	}
+	rep.Files, rep.Row, rep.Commits, rep.Modes = files, plan.Row, plan.Commits, plan.Modes
+	if len(plan.Modes) == 0 {
+		rep.Status, rep.Reason = "nothing", plan.Row
+		return rep, nil
+	}
+	it, err := v.Repo.Enqueue(KindPlan, reason, plan)
+	if err != nil {
+		return rep, err
+	}
+	rep.fill([]Plan{plan})
+	rep.Status, rep.Reason, rep.QueueID = "queued", reason, it.ID
+	return rep, nil
+}

@@ -1,0 +1,65 @@
+package secrets
+
+import (
+	"strings"
+	"testing"
+)
+
+// diffText returns about n bytes of diff-like text that mentions many rule
+// keywords (key, token, secret, password, api, auth) but holds one secret
+// every 4 KB when withSecrets is set.
+func diffText(n int, withSecrets bool) string {
+	lines := []string{
+		"diff --git a/internal/auth/token.go b/internal/auth/token.go",
+		"@@ -12,7 +12,9 @@ func (c *Client) refresh(ctx context.Context) error {",
+		"-	tok, err := c.source.Token(ctx)",
+		"+	tok, err := c.source.Token(ctx) // refresh the access token before it expires",
+		"+	if err != nil {",
+		"+		return fmt.Errorf(\"refresh api token for %s: %w\", c.user, err)",
+		"+	}",
+		"	c.secretName = cfg.SecretName",
+		"	password := os.Getenv(\"DB_PASSWORD\")",
+		"	key := cache.Key(req.URL.Path, req.Header.Get(\"Accept\"))",
+		" ok  	github.com/example/project/internal/auth	0.412s",
+		"--- FAIL: TestCredentials/expired (0.00s)",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(lines[i%len(lines)])
+		b.WriteByte('\n')
+		if withSecrets && i%60 == 59 {
+			b.WriteString("+	const token = \"" + githubPAT + "\"\n")
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkRedactFirstCall measures building the detector plus one call.
+func BenchmarkRedactFirstCall(b *testing.B) {
+	in := diffText(10<<10, false)
+	for b.Loop() {
+		NewRedactor().Redact(in)
+	}
+}
+
+func BenchmarkRedact10KBClean(b *testing.B) {
+	r := NewRedactor()
+	in := diffText(10<<10, false)
+	r.Redact(in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		r.Redact(in)
+	}
+}
+
+func BenchmarkRedact10KBSecrets(b *testing.B) {
+	r := NewRedactor()
+	in := diffText(10<<10, true)
+	if _, fs := r.Redact(in); len(fs) == 0 {
+		b.Fatal("no findings in benchmark input")
+	}
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		r.Redact(in)
+	}
+}
