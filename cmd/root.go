@@ -41,6 +41,7 @@ Typical use:
 		newStatusCmd(f),
 		newConfigCmd(f),
 		newVersionCmd(f),
+		newHookCmd(f),
 	)
 	return root
 }

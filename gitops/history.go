@@ -54,12 +54,14 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
 	return err == nil
 }
 
-// ChangedSince lists which of paths differ between commit and the work tree.
+// ChangedSince lists which of paths changed in commits since commit (up to
+// HEAD). Uncommitted edits are not counted: the files a note cites were often
+// uncommitted when it was written.
 func (r *Repo) ChangedSince(ctx context.Context, commit string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	args := append([]string{"diff", "--name-only", "-z", "--no-renames", commit, "--"}, paths...)
+	args := append([]string{"diff", "--name-only", "-z", "--no-renames", commit, "HEAD", "--"}, paths...)
 	out, err := r.Git(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("compare cited files with %s: %w", commit, err)

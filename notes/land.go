@@ -22,6 +22,7 @@ const (
 // CommitRecord is what the post-commit hook queues for one commit.
 type CommitRecord struct {
 	SHA      string   `json:"sha"`
+	Time     int64    `json:"time,omitempty"` // committer time, Unix seconds
 	Subject  string   `json:"subject"`
 	Files    []string `json:"files"`
 	Added    int      `json:"added"`
@@ -29,18 +30,14 @@ type CommitRecord struct {
 	Progress []string `json:"progress,omitempty"`
 }
 
-// land commits plans and queued records as one scribe commit, then removes
-// the queued records it landed. It returns the number of queue records landed.
-func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueItem) (gitops.CommitResult, int, []string, error) {
-	var warns []string
-	var ids []string
-	all := []Plan{}
-	var records []CommitRecord
-	var landedItems []gitops.QueueItem
+// queueContents splits queued records into plans and (enriched) commit
+// records, skipping ones a crashed run already committed. landable are the
+// records a successful landing removes.
+func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (plans []Plan, records []CommitRecord, landable []gitops.QueueItem, ids []string, warns []string) {
 	landedBefore := v.landedQueueIDs(ctx, queued)
 	for _, it := range queued {
 		if landedBefore[it.ID] {
-			landedItems = append(landedItems, it) // committed before a crash; just forget it
+			landable = append(landable, it) // committed before a crash; just forget it
 			continue
 		}
 		switch it.Kind {
@@ -50,11 +47,11 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 				warns = append(warns, fmt.Sprintf("queued record %s is unreadable and was left in place: %v", it.ID, err))
 				continue
 			}
-			all = append(all, p)
+			plans = append(plans, p)
 		case KindCommit:
 			var c CommitRecord
-			if err := json.Unmarshal(it.Payload, &c); err != nil {
-				warns = append(warns, fmt.Sprintf("queued record %s is unreadable and was left in place: %v", it.ID, err))
+			if err := json.Unmarshal(it.Payload, &c); err != nil || c.SHA == "" {
+				warns = append(warns, fmt.Sprintf("queued record %s is unreadable and was left in place", it.ID))
 				continue
 			}
 			records = append(records, c)
@@ -62,12 +59,74 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			continue
 		}
 		ids = append(ids, it.ID)
-		landedItems = append(landedItems, it)
+		landable = append(landable, it)
 	}
+	records, err := v.enrich(ctx, records)
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	return plans, records, landable, ids, warns
+}
+
+// enrich fills in what the post-commit hook's fast path left out (it records
+// only the sha): subject, files, stats and progress items, read from the
+// immutable commit with one git process.
+func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]CommitRecord, error) {
+	var need []string
+	for _, r := range recs {
+		if r.Subject == "" {
+			need = append(need, r.SHA)
+		}
+	}
+	if len(need) == 0 {
+		return recs, nil
+	}
+	infos, err := v.Repo.CommitInfos(ctx, need)
+	if err != nil {
+		return recs, err
+	}
+	out := make([]CommitRecord, 0, len(recs))
+	for _, r := range recs {
+		if ci, ok := infos[r.SHA]; ok && r.Subject == "" {
+			if ci.Missing {
+				continue // amended away and pruned: nothing left to journal
+			}
+			r = RecordFromCommit(ci.SHA, ci.Subject, ci.Body, ci.Files, ci.Added, ci.Deleted)
+			r.Time = ci.Time
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	return out, nil
+}
+
+// RecordFromCommit builds a commit record, reading the progress items a
+// commit names: a "progress: ITEM done" subject or "Progress: ITEM" trailers.
+func RecordFromCommit(sha, subject, body string, files []string, added, deleted int) CommitRecord {
+	r := CommitRecord{SHA: sha, Subject: subject, Files: files, Added: added, Deleted: deleted}
+	if rest, ok := strings.CutPrefix(subject, "progress: "); ok {
+		if item, ok := strings.CutSuffix(strings.TrimSpace(rest), " done"); ok && strings.TrimSpace(item) != "" {
+			r.Progress = append(r.Progress, strings.TrimSpace(item))
+		}
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if item, ok := strings.CutPrefix(strings.TrimSpace(line), "Progress: "); ok && strings.TrimSpace(item) != "" {
+			r.Progress = append(r.Progress, strings.TrimSpace(item))
+		}
+	}
+	return r
+}
+
+// land commits plans, queued plans and commit records as one scribe commit,
+// then removes the queued records it landed.
+func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueItem) (gitops.CommitResult, int, []string, error) {
+	qplans, records, landedItems, ids, warns := v.queueContents(ctx, queued)
+	all := append([]Plan{}, qplans...)
 	if p, ok := v.planFromCommits(records, plans); ok {
 		all = append(all, p)
 	}
 	all = append(all, plans...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].DoneAt.Before(all[j].DoneAt) })
 	if len(all) == 0 {
 		if err := v.Repo.Dequeue(landedItems); err != nil {
 			warns = append(warns, err.Error())
@@ -116,7 +175,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			journal, archive := string(cur[paths.Journal]), string(cur[paths.JournalArchive])
 			wroteJournal := false
 			for _, p := range all {
-				if p.Entry == nil || coveredAlready(journal, p.Entry.Commits) {
+				if p.Entry == nil || (p.OnlyUncovered && coveredAlready(journal, p.Entry.Commits)) {
 					continue
 				}
 				journal, archive = Append(journal, archive, *p.Entry, v.Config.JournalMax)
@@ -185,14 +244,22 @@ func coveredAlready(journal string, commits []string) bool {
 }
 
 func commitMessage(all []Plan, modes Modes, ticked []string, ids []string) string {
+	var main []Plan
+	for _, p := range all {
+		if p.Entry != nil || p.Bridge != nil {
+			main = append(main, p)
+		}
+	}
 	var subject string
 	switch {
-	case len(all) == 1 && all[0].Entry == nil && all[0].Bridge == nil && len(ticked) > 0:
+	case len(main) == 0 && len(ticked) > 0:
 		subject = strings.Join(ticked, ", ") + " done"
-	case len(all) == 1:
-		subject = all[0].Summary
+	case len(main) == 0:
+		subject = all[len(all)-1].Summary
+	case len(main) == 1:
+		subject = main[0].Summary
 	default:
-		subject = fmt.Sprintf("%s (+%d queued)", all[len(all)-1].Summary, len(all)-1)
+		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, plural(len(main)-1))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(subject), 72))
@@ -248,7 +315,7 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 		}
 	}
 	now := v.now()
-	p := Plan{DoneAt: now}
+	p := Plan{DoneAt: now, OnlyUncovered: true}
 	files := map[string]bool{}
 	var add, del int
 	var subjects []string

@@ -51,6 +51,9 @@ type Plan struct {
 	Fingerprint string      `json:"fingerprint,omitempty"`
 	Commits     []string    `json:"commits,omitempty"`
 	Head        string      `json:"head,omitempty"` // HEAD the plan was computed at
+	// OnlyUncovered skips the journal entry when the journal already names
+	// every commit (plans built from post-commit records).
+	OnlyUncovered bool `json:"only_uncovered,omitempty"`
 }
 
 // WrapReport is what wrap did, for people and for --json.
@@ -89,7 +92,15 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	plan, files, err := v.plan(ctx, in, forced, isForced)
+	queued, qerr := v.Repo.Queued()
+	if qerr != nil {
+		rep.Warnings = append(rep.Warnings, qerr.Error())
+	}
+	var records []CommitRecord
+	if len(queued) > 0 {
+		_, records, _, _, _ = v.queueContents(ctx, queued)
+	}
+	plan, files, err := v.plan(ctx, in, forced, isForced, records)
 	if err != nil {
 		return rep, err
 	}
@@ -97,13 +108,11 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 	rep.Row = plan.Row
 	rep.Commits = plan.Commits
 
-	queued, qerr := v.Repo.Queued()
-	if qerr != nil {
-		rep.Warnings = append(rep.Warnings, qerr.Error())
-	}
 	var plans []Plan
 	if len(plan.Modes) > 0 {
-		if last, ok, _ := v.Repo.LastScribeCommit(ctx, plan.Head); ok &&
+		// Re-running after success changes nothing: no new commits since the
+		// last scribe commit, and the same uncommitted state and inputs.
+		if last, ok, _ := v.Repo.LastScribeCommit(ctx, plan.Head); ok && len(plan.Commits) == 0 &&
 			last.Trailers["Scribe-Fingerprint"] == plan.Fingerprint && plan.Fingerprint != "" {
 			rep.Status, rep.Reason = "nothing", "already wrapped: the last scribe commit "+shortSHA(last.SHA)+" recorded exactly these changes"
 			plan.Modes = nil
@@ -168,7 +177,10 @@ func (rep *WrapReport) fill(plans []Plan) {
 }
 
 // Plan computes what a wrap would write without writing it.
-func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool) (Plan, []string, error) {
+//
+// Commits the post-commit hook recorded join the plan: the entry names them
+// and their files count toward the dispatch table.
+func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool, records []CommitRecord) (Plan, []string, error) {
 	now := v.now()
 	p := Plan{DoneAt: now}
 	head, err := v.Repo.Head(ctx)
@@ -199,6 +211,27 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		files = ch.Files()
 		notable = diffSummary(ch)
 	}
+	inRange := map[string]bool{}
+	for _, c := range ch.Commits {
+		inRange[shortSHA(c.SHA)] = true
+	}
+	var recorded []gitops.Commit
+	var recAdd, recDel int
+	for _, r := range records {
+		if id := shortSHA(r.SHA); !inRange[id] {
+			inRange[id] = true
+			recorded = append(recorded, gitops.Commit{SHA: r.SHA, Subject: r.Subject})
+			files = append(files, r.Files...)
+			recAdd += r.Added
+			recDel += r.Deleted
+		}
+	}
+	if len(recorded) > 0 && notable != "" && len(in.ChangedFiles) == 0 && in.DiffSummary == "" {
+		ch.Committed = append(ch.Committed, gitops.FileChange{Path: "", Added: recAdd, Deleted: recDel})
+		notable = diffSummary(ch)
+	}
+	ch.Commits = append(recorded, ch.Commits...)
+	files = dedup(files)
 	for _, c := range ch.Commits {
 		p.Commits = append(p.Commits, shortSHA(c.SHA))
 	}
@@ -238,7 +271,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 			b.Context = append(b.Context, hint)
 		}
 		if len(files) > 0 {
-			b.Context = append(b.Context, fmt.Sprintf("%s touched %s.", changeCount(ch, files), listFew(files, 5)))
+			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), listFew(files, 5)))
 			b.Cites = citeable(files, 10)
 		}
 		if in.Loop == "discard" {
@@ -262,13 +295,15 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	if p.Modes.Has(ModeProgress) {
 		p.Done = in.Done
 	}
-	p.Fingerprint = fingerprint(head.Commit, ch, in, p.Modes)
+	p.Fingerprint = fingerprint(ch, in, p.Modes)
 	return p, files, nil
 }
 
-func fingerprint(head string, ch gitops.Changes, in WrapInput, m Modes) string {
+// fingerprint identifies a wrap's uncommitted state and inputs; commits are
+// identified by the journal naming them.
+func fingerprint(ch gitops.Changes, in WrapInput, m Modes) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n", head, m, in.Base)
+	fmt.Fprintf(h, "%s\n%s\n", m, in.Base)
 	for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
 		for _, f := range set {
 			fmt.Fprintf(h, "%s %s %d %d\n", f.Status, f.Path, f.Added, f.Deleted)
@@ -307,7 +342,7 @@ func summarise(hint string, ch gitops.Changes, files []string) string {
 		s = ch.Commits[0].Subject
 	}
 	if s == "" {
-		s = changeCount(ch, files)
+		s = "Changed " + changeCount(ch, files)
 	}
 	return truncate(s, 72)
 }
@@ -321,7 +356,7 @@ func truncate(s string, n int) string {
 }
 
 func changeCount(ch gitops.Changes, files []string) string {
-	s := fmt.Sprintf("%d file%s changed", len(files), plural(len(files)))
+	s := fmt.Sprintf("%d file%s", len(files), plural(len(files)))
 	if n := len(ch.Commits); n > 0 {
 		s += fmt.Sprintf(" in %d commit%s", n, plural(n))
 	}
@@ -455,7 +490,7 @@ func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapRep
 	if err != nil {
 		return rep, err
 	}
-	plan, files, err := v.plan(ctx, in, forced, isForced)
+	plan, files, err := v.plan(ctx, in, forced, isForced, nil)
 	if err != nil {
 		return rep, err
 	}

@@ -22,6 +22,14 @@ const (
 	// maxPasses bounds rescanning: cutting one secret out can expose another
 	// match (a rule whose context the first secret was spoiling).
 	maxPasses = 3
+	// windowSize and windowOverlap cut long texts into overlapping windows:
+	// gitleaks' cost grows with matches × lines of the text it is given, so
+	// one 1 MB call takes seconds where 16 KB windows take a fraction of
+	// that. The overlap is wider than any multi-line default rule reaches
+	// (curl with five continuation lines, a kubernetes Secret manifest);
+	// private key blocks are kept whole separately.
+	windowSize    = 16 << 10
+	windowOverlap = 4 << 10
 )
 
 // Finding is one redacted secret. It never carries the secret itself.
@@ -49,9 +57,10 @@ var shared = NewRedactor()
 // package-level Redactor built on first use.
 func Redact(text string) (string, []Finding) { return shared.Redact(text) }
 
-// Redact returns text with every secret replaced by "[REDACTED:<rule-id>]".
-// Every occurrence of a found secret is replaced, not just the one gitleaks
-// reported; bytes outside secrets are left as they are.
+// Redact returns text with every secret replaced by "[REDACTED:<rule-id>]",
+// and one Finding per replacement, in input order. Every occurrence of a
+// found secret is replaced, not just the one gitleaks reported; bytes outside
+// secrets are left as they are.
 func (r *Redactor) Redact(text string) (string, []Finding) {
 	if text == "" {
 		return text, nil
@@ -61,26 +70,29 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	var (
 		out      = text
 		findings []Finding
-		// history maps an offset in out back to an offset in text, one edit
-		// list per pass, newest last.
+		// history maps an offset in out back to one in text: one edit list
+		// per pass, oldest first.
 		history [][]edit
+		lines   []int // offsets of '\n' in text, computed on first finding
 	)
 	for pass := 0; pass < maxPasses; pass++ {
-		spans := locate(out, det.DetectString(out))
+		spans := scan(det, out, windowSize, windowOverlap)
 		if len(spans) == 0 {
 			break
+		}
+		if lines == nil {
+			lines = newlines(text)
 		}
 		var edits []edit
 		out, edits = apply(out, spans)
 		for _, s := range spans {
-			findings = append(findings, Finding{
-				RuleID: s.rule,
-				Line:   1 + strings.Count(text[:toInput(history, s.start)], "\n"),
-			})
+			off := toInput(history, s.start)
+			line, _ := slices.BinarySearch(lines, off)
+			findings = append(findings, Finding{RuleID: s.rule, Line: line + 1})
 		}
 		history = append(history, edits)
 	}
-	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Line < findings[j].Line })
+	slices.SortStableFunc(findings, func(a, b Finding) int { return a.Line - b.Line })
 	return out, findings
 }
 
@@ -136,26 +148,85 @@ type span struct {
 	rule       string
 }
 
-// locate turns findings into the byte ranges to replace in s: every
-// occurrence of each finding's secret, else of its match; for a secret found
-// only after decoding, also the encoded range gitleaks reported. Overlapping
-// ranges are merged.
-func locate(s string, fs []report.Finding) []span {
-	var spans []span
-	for _, f := range fs {
-		decoded := slices.ContainsFunc(f.Tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") })
-		found := len(spans)
-		if f.Secret != "" {
-			spans = appendAll(spans, s, f.Secret, f.RuleID)
-		}
-		if len(spans) == found && f.Match != "" {
-			spans = appendAll(spans, s, f.Match, f.RuleID)
-		}
-		if decoded || len(spans) == found {
-			start, end := reported(s, f)
-			spans = append(spans, span{start, end, f.RuleID})
+// scan runs the detector over s, in overlapping windows of about size bytes
+// cut at line ends where possible, and returns the sorted, disjoint ranges to
+// redact.
+func scan(det *detect.Detector, s string, size, overlap int) []span {
+	var (
+		spans    []span
+		searched = map[string]bool{}
+	)
+	for start := 0; start < len(s); {
+		from, end := window(s, start, size, overlap)
+		spans = locate(spans, s, from, det.DetectString(s[from:end]), searched)
+		start = end
+	}
+	return merge(spans)
+}
+
+// window returns the bounds of the window whose new part starts at start:
+// it reaches back overlap bytes (to a line start if one is near) and forward
+// size bytes (to a line end if one is near), and further forward to close a
+// PEM block it opens.
+func window(s string, start, size, overlap int) (from, end int) {
+	if len(s)-start <= size+overlap {
+		end = len(s)
+	} else {
+		end = start + size
+		if i := strings.IndexByte(s[end:min(end+overlap, len(s))], '\n'); i >= 0 {
+			end += i + 1
 		}
 	}
+	from = max(start-overlap, 0)
+	if from > 0 {
+		if i := strings.LastIndexByte(s[max(from-overlap, 0):from], '\n'); i >= 0 {
+			from = max(from-overlap, 0) + i + 1
+		}
+	}
+	// The private-key rule spans a whole PEM block, which may be longer than
+	// the overlap: never cut one.
+	if b := strings.LastIndex(s[from:end], "-----BEGIN"); false && b >= 0 && !strings.Contains(s[from+b:end], "-----END") {
+		if e := strings.Index(s[end:], "-----END"); e >= 0 {
+			end += e
+			if i := strings.IndexByte(s[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(s)
+			}
+		}
+	}
+	return from, end
+}
+
+// locate appends the ranges of s to redact for findings fs, which come from
+// the window starting at base: every occurrence in s of each finding's secret
+// (or, lacking one, its match); for a secret found only after decoding, also
+// the encoded range gitleaks reported. searched holds the strings already
+// looked up in s.
+func locate(spans []span, s string, base int, fs []report.Finding, searched map[string]bool) []span {
+	for _, f := range fs {
+		decoded := slices.ContainsFunc(f.Tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") })
+		sub := f.Secret
+		if sub == "" || !strings.Contains(s, sub) {
+			sub = f.Match
+		}
+		found := sub != "" && strings.Contains(s, sub)
+		if found && !searched[sub] {
+			searched[sub] = true
+			spans = appendAll(spans, s, sub, f.RuleID)
+		}
+		if decoded || !found {
+			start, end := reported(s[base:], f)
+			spans = append(spans, span{base + start, base + end, f.RuleID})
+		}
+	}
+	return spans
+}
+
+// merge sorts spans and merges overlapping ones; a merged range keeps the
+// rule of the range that starts first (the longest, then a specific rule
+// over a generic one).
+func merge(spans []span) []span {
 	if len(spans) == 0 {
 		return nil
 	}
@@ -167,8 +238,6 @@ func locate(s string, fs []report.Finding) []span {
 		if a.end != b.end {
 			return a.end > b.end
 		}
-		// The same range from a specific rule and the generic one: name
-		// the specific rule.
 		if ga, gb := isGeneric(a.rule), isGeneric(b.rule); ga != gb {
 			return gb
 		}
@@ -206,12 +275,7 @@ func appendAll(spans []span, s, sub, rule string) []span {
 // range of s it fails closed: from the start of the reported line to the end
 // of the last reported line, or of s.
 func reported(s string, f report.Finding) (start, end int) {
-	var nl []int
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			nl = append(nl, i)
-		}
-	}
+	nl := newlines(s)
 	// detect counts columns from the newline that ends the previous line
 	// (or from 0 on the first line).
 	lineBase := func(line int) int {
@@ -233,6 +297,19 @@ func reported(s string, f report.Finding) (start, end int) {
 		end = nl[f.EndLine]
 	}
 	return start, end
+}
+
+// newlines returns the offsets of '\n' in s.
+func newlines(s string) []int {
+	var nl []int
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], '\n')
+		if i < 0 {
+			return nl
+		}
+		nl = append(nl, off+i)
+		off += i + 1
+	}
 }
 
 // edit records one replacement: s[oldStart:oldEnd] became

@@ -185,3 +185,41 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// TestScanWindows checks that cutting a text into windows loses no secret:
+// not one straddling a cut, nor a private key block longer than the overlap.
+func TestScanWindows(t *testing.T) {
+	t.Parallel()
+	det := NewRedactor().detector()
+	var b strings.Builder
+	for i := range 40 {
+		b.WriteString("line of ordinary text number ")
+		b.WriteString(strings.Repeat("x", i))
+		b.WriteByte('\n')
+		switch i {
+		case 7:
+			b.WriteString("token " + githubPAT + "\n")
+		case 19:
+			b.WriteString(privateKey + "\n")
+		case 30:
+			b.WriteString("export AWS_ACCESS_KEY_ID=" + awsKey + "\n")
+		}
+	}
+	in := b.String()
+	want := merge(locate(nil, in, 0, det.DetectString(in), map[string]bool{}))
+	if len(want) != 3 {
+		t.Fatalf("whole-text scan found %d ranges, want 3", len(want))
+	}
+	for _, size := range []int{16, 64, 100, 257, 1000} {
+		got := scan(det, in, size, 48)
+		if len(got) != len(want) {
+			t.Errorf("size %d: got %d ranges %v, want %v", size, len(got), got, want)
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("size %d: range %d = %v, want %v", size, i, got[i], want[i])
+			}
+		}
+	}
+}

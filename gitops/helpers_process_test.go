@@ -1,0 +1,110 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Exit codes of helper processes.
+const (
+	helperOK       = 0
+	helperFailed   = 1
+	helperNotFirst = 3 // RecordOnce reported an existing record
+)
+
+// runHelper is the main of a re-executed test binary. Its inputs come from
+// the environment: GITOPS_REPO (work tree), GITOPS_FILE (shared file),
+// GITOPS_ID (this process's index), GITOPS_GATE (wait for it to exist).
+func runHelper(name string) int {
+	ctx := context.Background()
+	waitGate(os.Getenv("GITOPS_GATE"))
+	r, err := Discover(ctx, os.Getenv("GITOPS_REPO"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "helper:", err)
+		return helperFailed
+	}
+	id := os.Getenv("GITOPS_ID")
+	iters, _ := strconv.Atoi(os.Getenv("GITOPS_ITERS"))
+	if iters == 0 {
+		iters = 1
+	}
+	switch name {
+	case "lock":
+		// Append to a shared file non-atomically: read, sleep, write. Only
+		// mutual exclusion keeps every line.
+		for k := 0; k < iters; k++ {
+			l, err := r.Acquire(ctx, "counter", LockOptions{Timeout: 90 * time.Second, Purpose: "test " + id})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "helper acquire:", err)
+				return helperFailed
+			}
+			file := os.Getenv("GITOPS_FILE")
+			b, err := os.ReadFile(file)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintln(os.Stderr, "helper read:", err)
+				return helperFailed
+			}
+			time.Sleep(3 * time.Millisecond)
+			b = append(b, fmt.Sprintf("line %s.%d\n", id, k)...)
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "helper write:", err)
+				return helperFailed
+			}
+			if err := l.Release(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "helper release:", err)
+				return helperFailed
+			}
+		}
+		return helperOK
+	case "commit":
+		const path = ".claude/sonmat/journal.md"
+		line := fmt.Sprintf("- entry from process %s\n", id)
+		res, err := r.CommitPaths(ctx, CommitRequest{
+			Paths: []string{path},
+			Locks: []string{"journal"},
+			Build: func(cur map[string][]byte) (map[string][]byte, error) {
+				return map[string][]byte{path: append(append([]byte(nil), cur[path]...), line...)}, nil
+			},
+			Message:     func([]string) string { return "progress: entry " + id + "\n\nScribe-Mode: test\n" },
+			LockOptions: LockOptions{Timeout: 90 * time.Second},
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper commit:", err)
+			return helperFailed
+		}
+		if res.SHA == "" {
+			fmt.Fprintln(os.Stderr, "helper commit: no commit made")
+			return helperFailed
+		}
+		return helperOK
+	case "recordonce":
+		ok, err := r.RecordOnce("post-commit", "samekey", map[string]string{"by": id})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helper recordonce:", err)
+			return helperFailed
+		}
+		if !ok {
+			return helperNotFirst
+		}
+		return helperOK
+	}
+	fmt.Fprintln(os.Stderr, "unknown helper", name)
+	return helperFailed
+}
+
+func waitGate(gate string) {
+	if gate == "" {
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(gate); err == nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

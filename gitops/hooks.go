@@ -1,0 +1,92 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// HooksDir is the directory git really runs hooks from (core.hooksPath,
+// Husky's .husky/_, or .git/hooks), as git itself reports it.
+func (r *Repo) HooksDir(ctx context.Context) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	if err != nil {
+		return "", fmt.Errorf("find the hooks directory: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// CommitInfo is what the journal needs of one commit.
+type CommitInfo struct {
+	SHA      string
+	Subject  string
+	Body     string
+	Files    []string
+	Added    int
+	Deleted  int
+	Time     int64 // committer time, Unix seconds
+	Missing  bool  // the object is gone (gc after an amend)
+}
+
+// CommitInfos reads subject, message body and numstat of many commits with
+// one git process.
+func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]CommitInfo, error) {
+	infos := map[string]CommitInfo{}
+	if len(shas) == 0 {
+		return infos, nil
+	}
+	var present []string
+	var in strings.Builder
+	for _, s := range shas {
+		in.WriteString(s + "\n")
+	}
+	out, err := r.gitIn(ctx, runOpts{stdin: []byte(in.String())}, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("check recorded commits: %w", err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if i < len(shas) && strings.HasSuffix(line, " commit") {
+			present = append(present, shas[i])
+		} else if i < len(shas) {
+			infos[shas[i]] = CommitInfo{SHA: shas[i], Missing: true}
+		}
+	}
+	if len(present) == 0 {
+		return infos, nil
+	}
+	const sep = "\x1e"
+	args := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "show", "--no-walk=unsorted", "-z", "--numstat", "--no-renames",
+		"--format=" + sep + "%H%x00%ct%x00%s%x00%b%x00"}, present...)
+	out, err = r.Git(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read recorded commits: %w", err)
+	}
+	for _, rec := range strings.Split(string(out), sep) {
+		if rec == "" {
+			continue
+		}
+		parts := strings.SplitN(rec, "\x00", 5)
+		if len(parts) < 4 {
+			continue
+		}
+		ci := CommitInfo{SHA: parts[0], Subject: parts[2], Body: parts[3]}
+		ci.Time, _ = strconv.ParseInt(parts[1], 10, 64)
+		if len(parts) == 5 {
+			for _, ns := range strings.Split(parts[4], "\x00") {
+				ns = strings.TrimLeft(ns, "\n")
+				f := strings.SplitN(ns, "\t", 3)
+				if len(f) != 3 {
+					continue
+				}
+				ci.Files = append(ci.Files, f[2])
+				a, _ := strconv.Atoi(f[0])
+				d, _ := strconv.Atoi(f[1])
+				ci.Added += a
+				ci.Deleted += d
+			}
+		}
+		infos[ci.SHA] = ci
+	}
+	return infos, nil
+}

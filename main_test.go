@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/git-scribe/git-scribe/cmd"
+)
+
+// TestMain registers this test binary as the git-scribe command: testscript
+// puts it on PATH, so scripts run `exec git scribe …` through git's own
+// dispatch, exactly as a user does.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"git-scribe": func() {
+			os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// gitEnv is the isolated git environment every script runs in (STYLE.md,
+// Tests 3): no system or user config other than $HOME/.gitconfig written by
+// setup, fixed identities and dates, C locale, UTC.
+var gitEnv = map[string]string{
+	"GIT_CONFIG_NOSYSTEM": "1",
+	"GIT_TERMINAL_PROMPT": "0",
+	"GIT_AUTHOR_NAME":     "Ada Author",
+	"GIT_AUTHOR_EMAIL":    "ada@example.com",
+	"GIT_COMMITTER_NAME":  "Cy Committer",
+	"GIT_COMMITTER_EMAIL": "cy@example.com",
+	"GIT_AUTHOR_DATE":     "2026-01-02T03:04:05+00:00",
+	"GIT_COMMITTER_DATE":  "2026-01-02T03:04:05+00:00",
+	"LC_ALL":              "C",
+	"LANG":                "C",
+	"TZ":                  "UTC",
+	"NO_COLOR":            "1",
+	"GIT_PAGER":           "cat",
+	"PAGER":               "cat",
+	"GIT_EDITOR":          "true",
+	"GIT_MERGE_AUTOEDIT":  "no",
+}
+
+// passEnv names the variables the snapshot helpers hand to the git they run.
+var passEnv = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "TMPDIR"}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "scripts"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			cfg := filepath.Join(home, ".config")
+			if err := os.MkdirAll(cfg, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", cfg)
+			for k, v := range gitEnv {
+				env.Setenv(k, v)
+			}
+			// testscript starts from a minimal environment; make sure no
+			// scribe or git-location variable leaks in regardless, so every
+			// script sees a scribe that is not already running.
+			vars := env.Vars[:0]
+			for _, kv := range env.Vars {
+				k, _, _ := strings.Cut(kv, "=")
+				switch {
+				case k == "GIT_SCRIBE_ACTIVE", k == "GIT_DIR", k == "GIT_WORK_TREE", k == "GIT_INDEX_FILE",
+					k == "GIT_COMMON_DIR", k == "GIT_CONFIG_GLOBAL", strings.HasPrefix(k, "SCRIBE_"):
+					continue
+				}
+				vars = append(vars, kv)
+			}
+			env.Vars = vars
+			gitconfig := "[init]\n\tdefaultBranch = main\n" +
+				"[user]\n\tname = Ada Author\n\temail = ada@example.com\n" +
+				"[core]\n\tpager = cat\n\tautocrlf = false\n" +
+				"[advice]\n\tdetachedHead = false\n" +
+				"[merge]\n\tconflictStyle = merge\n" +
+				"[commit]\n\tgpgSign = false\n"
+			return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"snapshot":  cmdSnapshot,
+			"unchanged": cmdUnchanged,
+		},
+	})
+}
+
+// cmdSnapshot records the user's work in the current repository as NAME:
+//
+//	snapshot NAME
+//
+// It stores `git status --porcelain=v2`, `git diff --cached`, `git diff`
+// and the bytes of every untracked file, so that `unchanged NAME` can pin
+// SPEC principle 2 (never touch what is not scribe's) byte for byte.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: snapshot NAME")
+	}
+	snap := userWork(ts)
+	ts.Check(os.MkdirAll(filepath.Join(ts.Getenv("WORK"), ".snapshots"), 0o755))
+	ts.Check(os.WriteFile(snapPath(ts, args[0]), []byte(snap), 0o644))
+}
+
+// cmdUnchanged compares the user's work now with snapshot NAME:
+//
+//	unchanged NAME
+//	! unchanged NAME
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: unchanged NAME")
+	}
+	before, err := os.ReadFile(snapPath(ts, args[0]))
+	ts.Check(err)
+	now := userWork(ts)
+	same := string(before) == now
+	switch {
+	case same && neg:
+		ts.Fatalf("user work unexpectedly unchanged since snapshot %s", args[0])
+	case !same && !neg:
+		ts.Logf("before:\n%s", before)
+		ts.Logf("now:\n%s", now)
+		ts.Fatalf("user work changed since snapshot %s", args[0])
+	}
+}
+
+func snapPath(ts *testscript.TestScript, name string) string {
+	return filepath.Join(filepath.Join(ts.Getenv("WORK"), ".snapshots"), name)
+}
+
+func userWork(ts *testscript.TestScript) string {
+	var b strings.Builder
+	section := func(name string, out string) {
+		fmt.Fprintf(&b, "=== %s\n%s", name, out)
+	}
+	section("status --porcelain=v2", runGit(ts, "status", "--porcelain=v2", "--untracked-files=all"))
+	section("diff --cached", runGit(ts, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff"))
+	section("diff", runGit(ts, "diff", "--binary", "--no-color", "--no-ext-diff"))
+	top := strings.TrimSpace(runGit(ts, "rev-parse", "--show-toplevel"))
+	untracked := strings.Split(strings.TrimSuffix(
+		runGit(ts, "ls-files", "-z", "--others", "--exclude-standard", "--full-name", ":/"), "\x00"), "\x00")
+	sort.Strings(untracked)
+	for _, p := range untracked {
+		if p == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(top, p))
+		ts.Check(err)
+		section("untracked "+p, fmt.Sprintf("%q\n", data))
+	}
+	return b.String()
+}
+
+func runGit(ts *testscript.TestScript, args ...string) string {
+	c := exec.Command("git", args...)
+	c.Dir = ts.MkAbs(".")
+	env := []string{}
+	for _, k := range passEnv {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	for k := range gitEnv {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	c.Env = env
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
