@@ -1,11 +1,8 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,65 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/setup"
 )
-
-// hookMarker identifies scribe's post-commit hook.
-const hookMarker = "# git-scribe post-commit hook"
-
-// origSuffix is where an existing hook is kept while scribe's chains it.
-const origSuffix = ".scribe-orig"
-
-// postCommitScript records the commit in shell: one git process and two file
-// operations, because starting the Go binary alone costs more than the hook's
-// budget (docs/BENCHMARKS.md). It records the sha; subject, files, stats and
-// progress items are read from the immutable commit when the record lands.
-// The link(2) of a complete temp file makes the record atomic and exclusive,
-// so the same commit can never be recorded twice.
-const postCommitScript = `#!/bin/sh
-` + hookMarker + `
-# Records each commit for the next ` + "`git scribe wrap`" + `; never commits, never moves a
-# branch, never fails your commit. Installed by ` + "`git scribe hook install`" + `;
-# ` + "`git scribe hook uninstall`" + ` restores the hook that was here before.
-scribe_status=0
-if [ -x "$0` + origSuffix + `" ]; then
-	"$0` + origSuffix + `" "$@"
-	scribe_status=$?
-fi
-scribe_record() {
-	[ -z "$GIT_SCRIBE_ACTIVE" ] || return 0
-	scribe_out=$(git rev-parse --path-format=absolute --git-dir --git-common-dir HEAD 2>/dev/null) || return 0
-	scribe_ifs=$IFS
-	IFS='
-'
-	set -f
-	set -- $scribe_out
-	set +f
-	IFS=$scribe_ifs
-	[ $# -eq 3 ] || return 0
-	for scribe_f in rebase-merge rebase-apply MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD; do
-		[ ! -e "$1/$scribe_f" ] || return 0
-	done
-	scribe_q="$2/scribe/queue"
-	scribe_final="$scribe_q/k-commit-$3.json"
-	[ ! -e "$scribe_final" ] || return 0
-	mkdir -p "$scribe_q" || { scribe_fail "$2" "$3" "cannot create $scribe_q"; return 0; }
-	scribe_tmp="$scribe_q/.tmp-$$-$3"
-	if printf '{"id":"0-commit-%s","kind":"commit","payload":{"sha":"%s"}}\n' "$3" "$3" >"$scribe_tmp"; then
-		ln "$scribe_tmp" "$scribe_final" 2>/dev/null
-	else
-		scribe_fail "$2" "$3" "cannot write $scribe_tmp"
-	fi
-	rm -f "$scribe_tmp"
-	return 0
-}
-scribe_fail() {
-	printf '%s post-commit: could not record %s: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$2" "$3" >>"$1/scribe/failures.log" 2>/dev/null
-}
-scribe_record "$@" 2>/dev/null
-exit $scribe_status
-`
 
 func newHookCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -93,7 +34,7 @@ first with its exit status preserved; uninstall restores it byte for byte.`,
 		&cobra.Command{
 			Use: "install", Short: "Install the post-commit hook (chains an existing one)", Args: cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
-				msg, err := installHook(c.Context(), f, false)
+				msg, err := installHook(c.Context(), f)
 				if err == nil {
 					fmt.Fprintln(f.IO.Out, msg)
 				}
@@ -112,66 +53,25 @@ first with its exit status preserved; uninstall restores it byte for byte.`,
 	return c
 }
 
-// installHook writes the hook; with dryRun it only says what it would do.
-func installHook(ctx context.Context, f *Factory, dryRun bool) (string, error) {
+func installHook(ctx context.Context, f *Factory) (string, error) {
 	r, err := f.Repo(ctx)
 	if err != nil {
 		return "", err
 	}
-	dir, err := r.HooksDir(ctx)
+	state, path, err := setup.InstallHook(ctx, r, false)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, "post-commit")
-	cur, err := os.ReadFile(path)
-	switch {
-	case err == nil && bytes.Equal(cur, []byte(postCommitScript)):
+	dir := filepath.Dir(path)
+	switch state {
+	case setup.HookPresent:
 		return "post-commit hook already installed in " + dir, nil
-	case err == nil && bytes.Contains(cur, []byte(hookMarker)):
-		if dryRun {
-			return "would update scribe's post-commit hook in " + dir, nil
-		}
-		if err := gitops.WriteFileAtomic(path, []byte(postCommitScript)); err != nil {
-			return "", err
-		}
+	case setup.HookUpdated:
 		return "updated scribe's post-commit hook in " + dir, nil
-	case err == nil:
-		orig := path + origSuffix
-		if _, err := os.Lstat(orig); err == nil {
-			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s and %s both exist; move one away, then run git scribe hook install again", path, orig)}
-		}
-		if dryRun {
-			return fmt.Sprintf("would keep the existing hook as %s and chain it from scribe's hook", orig), nil
-		}
-		if err := os.Rename(path, orig); err != nil {
-			return "", fmt.Errorf("keep existing hook: %w", err)
-		}
-		if err := writeHook(path); err != nil {
-			os.Rename(orig, path)
-			return "", err
-		}
-		return fmt.Sprintf("installed the post-commit hook in %s; your existing hook was kept as %s and still runs first", dir, filepath.Base(orig)), nil
-	case errors.Is(err, fs.ErrNotExist):
-		if dryRun {
-			return "would install the post-commit hook in " + dir, nil
-		}
-		if err := writeHook(path); err != nil {
-			return "", err
-		}
-		return "installed the post-commit hook in " + dir, nil
-	default:
-		return "", fmt.Errorf("read %s: %w", path, err)
+	case setup.HookChained:
+		return fmt.Sprintf("installed the post-commit hook in %s; your existing hook was kept as post-commit%s and still runs first", dir, setup.OrigSuffix), nil
 	}
-}
-
-func writeHook(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create hooks directory: %w", err)
-	}
-	if err := gitops.WriteFileAtomic(path, []byte(postCommitScript)); err != nil {
-		return err
-	}
-	return os.Chmod(path, 0o755)
+	return "installed the post-commit hook in " + dir, nil
 }
 
 func uninstallHook(ctx context.Context, f *Factory) error {
@@ -179,31 +79,17 @@ func uninstallHook(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	dir, err := r.HooksDir(ctx)
-	if err != nil {
+	removed, restored, path, err := setup.UninstallHook(ctx, r)
+	switch {
+	case err != nil:
 		return err
-	}
-	path := filepath.Join(dir, "post-commit")
-	cur, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !bytes.Contains(cur, []byte(hookMarker))) {
-		fmt.Fprintln(f.IO.Out, "scribe's post-commit hook is not installed in "+dir+"; nothing to do")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	orig := path + origSuffix
-	if _, err := os.Lstat(orig); err == nil {
-		if err := os.Rename(orig, path); err != nil {
-			return fmt.Errorf("restore %s: %w", orig, err)
-		}
+	case !removed:
+		fmt.Fprintln(f.IO.Out, "scribe's post-commit hook is not installed in "+filepath.Dir(path)+"; nothing to do")
+	case restored:
 		fmt.Fprintln(f.IO.Out, "removed scribe's post-commit hook and restored your previous hook")
-		return nil
+	default:
+		fmt.Fprintln(f.IO.Out, "removed scribe's post-commit hook from "+filepath.Dir(path))
 	}
-	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("remove %s: %w", path, err)
-	}
-	fmt.Fprintln(f.IO.Out, "removed scribe's post-commit hook from "+dir)
 	return nil
 }
 

@@ -42,6 +42,7 @@ Typical use:
 		newConfigCmd(f),
 		newVersionCmd(f),
 		newHookCmd(f),
+		newInitCmd(f),
 	)
 	return root
 }

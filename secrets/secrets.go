@@ -185,7 +185,7 @@ func window(s string, start, size, overlap int) (from, end int) {
 	}
 	// The private-key rule spans a whole PEM block, which may be longer than
 	// the overlap: never cut one.
-	if b := strings.LastIndex(s[from:end], "-----BEGIN"); false && b >= 0 && !strings.Contains(s[from+b:end], "-----END") {
+	if b := strings.LastIndex(s[from:end], "-----BEGIN"); b >= 0 && !strings.Contains(s[from+b:end], "-----END") {
 		if e := strings.Index(s[end:], "-----END"); e >= 0 {
 			end += e
 			if i := strings.IndexByte(s[end:], '\n'); i >= 0 {

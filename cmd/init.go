@@ -1,0 +1,109 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/setup"
+)
+
+// InitOptions are init's flags.
+type InitOptions struct {
+	setup.Options
+	DryRun bool
+	JSON   bool
+}
+
+func newInitCmd(f *Factory) *cobra.Command {
+	o := &InitOptions{}
+	c := &cobra.Command{
+		Use:   "init",
+		Short: "Wire git-scribe into this repository and its agent",
+		Long: `Init sets a repository up for git-scribe. It writes:
+
+  .scribe.yaml                          documented defaults (never rewritten once it exists)
+  .gitignore                            a marked block for interrupted-write temp files
+  .gitattributes                        merge=union for the journal files
+  .claude/sonmat/                       the vault directory
+  remote.origin.fetch                   +refs/scribe/*:refs/remotes/origin/scribe/* (when origin exists)
+  --hooks        post-commit hook       where git looks (core.hooksPath, Husky), chaining yours
+  --agent claude .claude/settings.json  SessionStart → git scribe bridge --hook,
+                                        Stop → git scribe wrap --hook,
+                                        SessionEnd → git scribe wrap --hook --session-end
+  --agent codex  AGENTS.md              a marked section telling Codex to bridge and wrap
+  --ci github    .github/workflows/scribe-check.yml
+
+It merges into what is there (keys, hooks and key order in settings.json are
+kept), never overwrites a person's content, and is idempotent: a second run
+changes nothing and says so. Nothing is committed: review the changes and
+commit them yourself.`,
+		Example: `  git scribe init --agent claude --hooks --ci github
+  git scribe init --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runInit(c.Context(), f, o) },
+	}
+	c.Flags().StringVar(&o.Agent, "agent", "none", "agent to wire: claude, codex or none")
+	c.Flags().BoolVar(&o.Hooks, "hooks", false, "install the post-commit hook")
+	c.Flags().StringVar(&o.CI, "ci", "", "write a CI workflow: github")
+	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the plan; change nothing")
+	c.Flags().BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	return c
+}
+
+func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.Config(ctx)
+	if err != nil {
+		return err
+	}
+	plan, err := setup.Build(ctx, r, cfg.Config, o.Options)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if !o.DryRun {
+		if err := plan.Apply(); err != nil {
+			return err
+		}
+	}
+	if o.JSON {
+		return printJSON(f.IO, map[string]any{"dry_run": o.DryRun, "changes": nonNilChanges(plan.Changes),
+			"unchanged": plan.Unchanged, "warnings": plan.Warnings})
+	}
+	out := f.IO.Out
+	for _, w := range plan.Warnings {
+		fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+	}
+	if len(plan.Changes) == 0 {
+		fmt.Fprintln(out, "already set up: nothing to change")
+		return nil
+	}
+	verb := map[bool]string{true: "would ", false: ""}[o.DryRun]
+	for _, c := range plan.Changes {
+		fmt.Fprintf(out, "%s%-7s %-44s %s\n", verb, c.Action, c.Path, f.IO.Dim(c.What))
+	}
+	var files []string
+	for _, c := range plan.Changes {
+		if c.Action == "create" || c.Action == "update" {
+			if !strings.HasSuffix(c.Path, "/") {
+				files = append(files, c.Path)
+			}
+		}
+	}
+	if !o.DryRun && len(files) > 0 {
+		fmt.Fprintf(out, "\nnothing was committed; review, then: git add %s && git commit -m \"Set up git-scribe\"\n", strings.Join(files, " "))
+	}
+	return nil
+}
+
+func nonNilChanges(c []setup.Change) []setup.Change {
+	if c == nil {
+		return []setup.Change{}
+	}
+	return c
+}

@@ -1,0 +1,837 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const journal = ".claude/sonmat/journal.md"
+
+// appendBuild appends text to path.
+func appendBuild(path, text string) Build {
+	return func(cur map[string][]byte) (map[string][]byte, error) {
+		return map[string][]byte{path: append(append([]byte(nil), cur[path]...), text...)}, nil
+	}
+}
+
+func message(subject string) func([]string) string {
+	return func([]string) string { return "progress: " + subject + "\n\nScribe-Mode: test\n" }
+}
+
+func journalRequest(text string) CommitRequest {
+	return CommitRequest{
+		Paths:   []string{journal},
+		Build:   appendBuild(journal, text),
+		Message: message("journal"),
+		Locks:   []string{"journal"},
+	}
+}
+
+// userWork leaves the repository with a staged edit to A, a staged new file,
+// an intent-to-add file, an unstaged edit to B, a deleted file and untracked
+// files — every kind of user work a scribe commit must not touch.
+func userWork(t *testing.T, tr *testRepo) {
+	t.Helper()
+	tr.commitFiles("user files", map[string]string{"A.md": "a1\n", "B.md": "b1\n", "gone.md": "g\n", "src/x.go": "package x\n"})
+	tr.write("A.md", "a1\nstaged\n")
+	tr.git("add", "A.md")
+	tr.write("A.md", "a1\nstaged\nand unstaged on top\n")
+	tr.write("staged-new.md", "new\n")
+	tr.git("add", "staged-new.md")
+	tr.write("ita.md", "intent\n")
+	tr.git("add", "-N", "ita.md")
+	tr.write("B.md", "b1\nunstaged\n")
+	os.Remove(tr.path("gone.md"))
+	tr.write("C.md", "untracked\n")
+	tr.write(".claude/sonmat/scratch.md", "untracked next to the vault file\n")
+}
+
+func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		existing string // committed journal content before; "" = absent
+		unborn   bool
+	}{
+		{name: "new vault file in a new directory"},
+		{name: "existing vault file", existing: "# Journal\n\n- first\n"},
+		{name: "unborn branch", unborn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var tr *testRepo
+			if tt.unborn {
+				tr = newEmptyRepo(t)
+				tr.write("A.md", "a\n")
+				tr.git("add", "A.md")
+				tr.write("C.md", "untracked\n")
+			} else {
+				tr = newRepo(t)
+				if tt.existing != "" {
+					tr.commitFiles("journal", map[string]string{journal: tt.existing})
+				}
+				userWork(t, tr)
+			}
+			var oldHead, oldTree string
+			if !tt.unborn {
+				oldHead = tr.head()
+				oldTree = tr.gitTrim("rev-parse", "HEAD^{tree}")
+			}
+			before := tr.snapshot()
+			r := tr.open()
+
+			res, err := r.CommitPaths(ctx, journalRequest("- scribe entry\n"))
+			if err != nil {
+				t.Fatalf("CommitPaths: %v", err)
+			}
+			newHead := tr.head()
+			if res.SHA != newHead || res.Parent != oldHead || res.Branch != "refs/heads/main" ||
+				!reflect.DeepEqual(res.Changed, []string{journal}) {
+				t.Errorf("result = %+v; want SHA %s parent %q on main changing only %s", res, newHead, oldHead, journal)
+			}
+
+			// History: exactly one new commit on top of the old HEAD.
+			parents := strings.Fields(tr.gitTrim("rev-list", "--parents", "-n1", "HEAD"))
+			if tt.unborn {
+				if len(parents) != 1 {
+					t.Errorf("first commit has parents %v, want a root commit", parents[1:])
+				}
+			} else {
+				if len(parents) != 2 || parents[1] != oldHead {
+					t.Errorf("new commit's parents = %v, want [%s]", parents[1:], oldHead)
+				}
+				if got := tr.gitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != journal {
+					t.Errorf("commit touches %q, want only %s", got, journal)
+				}
+				// The tree is the old tree plus only that path.
+				oldLs := withoutPaths(tr.git("ls-tree", "-r", oldTree), journal)
+				newLs := withoutPaths(tr.git("ls-tree", "-r", "HEAD"), journal)
+				if oldLs != newLs {
+					t.Errorf("tree changed outside %s:\nold %s\nnew %s", journal, oldLs, newLs)
+				}
+			}
+			if got := tr.gitTrim("ls-tree", "-r", "--name-only", "HEAD"); tt.unborn && got != journal {
+				t.Errorf("first commit's tree = %q, want only %s", got, journal)
+			}
+			wantBlob := tt.existing + "- scribe entry\n"
+			if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != wantBlob {
+				t.Errorf("committed journal = %q, want %q", got, wantBlob)
+			}
+			if got := tr.read(journal); got != wantBlob {
+				t.Errorf("work tree journal = %q, want the committed blob %q", got, wantBlob)
+			}
+			if got := tr.git("log", "-1", "--format=%B"); got != "progress: journal\n\nScribe-Mode: test\n\n" {
+				t.Errorf("message = %q", got)
+			}
+			if got := tr.gitTrim("log", "-1", "--format=%an <%ae>|%cn <%ce>"); got != "Ada Author <ada@example.com>|Cy Committer <cy@example.com>" {
+				t.Errorf("author|committer = %q, want them from the GIT_* environment", got)
+			}
+			if got := tr.gitTrim("reflog", "-1", "--format=%gs", "refs/heads/main"); got != "scribe: progress commit" {
+				t.Errorf("branch reflog = %q, want %q", got, "scribe: progress commit")
+			}
+
+			// The user's work is exactly as it was.
+			after := tr.snapshot()
+			if after.cached != before.cached {
+				t.Errorf("git diff --cached changed:\nbefore %q\nafter  %q", before.cached, after.cached)
+			}
+			if after.unstaged != before.unstaged {
+				t.Errorf("git diff changed:\nbefore %q\nafter  %q", before.unstaged, after.unstaged)
+			}
+			if after.status != before.status {
+				t.Errorf("git status --porcelain=v2 changed:\nbefore %q\nafter  %q", before.status, after.status)
+			}
+			if strings.Contains(after.status, journal) {
+				t.Errorf("status mentions the vault path: %q", after.status)
+			}
+			if withoutPaths(after.lsFilesMeta, journal) != withoutPaths(before.lsFilesMeta, journal) {
+				t.Errorf("index entries outside the vault path changed:\nbefore %s\nafter  %s", before.lsFilesMeta, after.lsFilesMeta)
+			}
+			if out := tr.git("diff", "HEAD", "--", journal); out != "" {
+				t.Errorf("vault path differs from HEAD: %s", out)
+			}
+			if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+				t.Errorf("lock refs left behind: %s", got)
+			}
+			tr.fsck()
+		})
+	}
+}
+
+func TestCommitPathsResults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name       string
+		setup      func(tr *testRepo)
+		req        CommitRequest
+		wantCommit bool
+		wantErr    bool
+		check      func(t *testing.T, tr *testRepo, res CommitResult)
+	}{
+		{
+			name:  "build returns the same content: no commit",
+			setup: func(tr *testRepo) { tr.commitFiles("j", map[string]string{journal: "same\n"}) },
+			req: CommitRequest{Paths: []string{journal}, Message: message("noop"),
+				Build: func(cur map[string][]byte) (map[string][]byte, error) {
+					return map[string][]byte{journal: []byte("same\n")}, nil
+				}},
+		},
+		{
+			name: "build returns nothing: no commit",
+			req: CommitRequest{Paths: []string{journal}, Message: message("noop"),
+				Build: func(map[string][]byte) (map[string][]byte, error) { return nil, nil }},
+		},
+		{
+			name: "nil deletes an absent path: no commit",
+			req: CommitRequest{Paths: []string{journal}, Message: message("noop"),
+				Build: func(map[string][]byte) (map[string][]byte, error) { return map[string][]byte{journal: nil}, nil }},
+		},
+		{
+			name:    "build error: no commit",
+			wantErr: true,
+			req: CommitRequest{Paths: []string{journal}, Message: message("noop"),
+				Build: func(map[string][]byte) (map[string][]byte, error) { return nil, errors.New("boom") }},
+		},
+		{
+			name:       "nil deletes a committed path",
+			setup:      func(tr *testRepo) { tr.commitFiles("j", map[string]string{journal: "old\n", "keep.md": "k\n"}) },
+			wantCommit: true,
+			req: CommitRequest{Paths: []string{journal}, Message: message("delete"),
+				Build: func(cur map[string][]byte) (map[string][]byte, error) {
+					if string(cur[journal]) != "old\n" {
+						return nil, errors.New("build did not see the committed content")
+					}
+					return map[string][]byte{journal: nil}, nil
+				}},
+			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
+					t.Errorf("commit = %q, want only the deletion", got)
+				}
+				if _, err := os.Stat(tr.path(journal)); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("work tree still has %s: %v", journal, err)
+				}
+				if got := tr.git("ls-files", "--", journal); got != "" {
+					t.Errorf("index still has %s", got)
+				}
+			},
+		},
+		{
+			name:       "several paths, one sorted change list",
+			wantCommit: true,
+			req: CommitRequest{Paths: []string{"progress.md", journal, "ACTIVE-STATUS.md"}, Message: message("multi"),
+				Build: func(cur map[string][]byte) (map[string][]byte, error) {
+					return map[string][]byte{journal: []byte("j\n"), "ACTIVE-STATUS.md": []byte("s\n"), "progress.md": nil}, nil
+				}},
+			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if want := []string{".claude/sonmat/journal.md", "ACTIVE-STATUS.md"}; !reflect.DeepEqual(res.Changed, want) {
+					t.Errorf("Changed = %q, want %q", res.Changed, want)
+				}
+				if got := tr.gitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != ".claude/sonmat/journal.md\nACTIVE-STATUS.md" {
+					t.Errorf("commit touches %q", got)
+				}
+			},
+		},
+		{
+			name:       "message sees the changed paths",
+			wantCommit: true,
+			req: CommitRequest{Paths: []string{journal}, Build: appendBuild(journal, "x\n"),
+				Message: func(changed []string) string { return "progress: " + strings.Join(changed, ",") + "\n" }},
+			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: "+journal {
+					t.Errorf("subject = %q", got)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			if tt.setup != nil {
+				tt.setup(tr)
+			}
+			oldHead := tr.head()
+			oldReflog := tr.git("reflog", "refs/heads/main")
+			before := tr.snapshot()
+			res, err := tr.open().CommitPaths(ctx, tt.req)
+			if tt.wantErr != (err != nil) {
+				t.Fatalf("CommitPaths error = %v, want error %v", err, tt.wantErr)
+			}
+			if !tt.wantCommit {
+				if !reflect.DeepEqual(res, CommitResult{}) {
+					t.Errorf("result = %+v, want the zero result", res)
+				}
+				if tr.head() != oldHead || tr.git("reflog", "refs/heads/main") != oldReflog {
+					t.Errorf("HEAD or reflog moved without a change")
+				}
+				if after := tr.snapshot(); after != before {
+					t.Errorf("repository changed without a commit:\nbefore %+v\nafter  %+v", before, after)
+				}
+			} else {
+				if res.SHA != tr.head() || res.Parent != oldHead {
+					t.Errorf("result = %+v, want a commit on %s", res, oldHead)
+				}
+				if st := tr.git("status", "--porcelain=v2"); st != "" {
+					t.Errorf("status not clean after the commit: %q", st)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, tr, res)
+			}
+			if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+				t.Errorf("lock refs left behind: %s", got)
+			}
+			tr.fsck()
+		})
+	}
+}
+
+// Writing a vault file that is executable in HEAD must leave the index and
+// HEAD agreeing, so status stays clean.
+func TestCommitPathsExecutableVaultFile(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.write("tool.sh", "#!/bin/sh\n")
+	if err := os.Chmod(tr.path("tool.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr.git("add", "tool.sh")
+	tr.git("commit", "-q", "-m", "exec")
+	_, err := tr.open().CommitPaths(context.Background(), CommitRequest{
+		Paths: []string{"tool.sh"}, Build: appendBuild("tool.sh", "echo hi\n"), Message: message("exec"),
+	})
+	if err != nil {
+		t.Fatalf("CommitPaths: %v", err)
+	}
+	if st := tr.git("status", "--porcelain=v2"); st != "" {
+		t.Errorf("status after committing an executable vault file = %q, want clean", st)
+	}
+	if got := tr.gitTrim("diff-tree", "-r", "--format=", "HEAD~1", "HEAD"); !strings.HasPrefix(got, ":100755 100755 ") {
+		t.Errorf("file mode changed by the scribe commit: %q", got)
+	}
+	tr.fsck()
+}
+
+// A scribe commit from a linked worktree moves that worktree's branch only.
+func TestCommitPathsLinkedWorktree(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	mainHead := tr.head()
+	wtDir := filepath.Join(filepath.Dir(tr.dir), "wt")
+	tr.git("worktree", "add", "-q", "-b", "feature", wtDir)
+	wt := &testRepo{t: t, dir: wtDir}
+	wt.write("user.md", "untracked in the worktree\n")
+	before := wt.snapshot()
+	res, err := wt.open().CommitPaths(context.Background(), journalRequest("- from the worktree\n"))
+	if err != nil {
+		t.Fatalf("CommitPaths: %v", err)
+	}
+	if res.Branch != "refs/heads/feature" || res.Parent != mainHead {
+		t.Errorf("result = %+v, want a commit on feature", res)
+	}
+	if tr.head() != mainHead {
+		t.Errorf("main moved")
+	}
+	if got := wt.git("cat-file", "blob", "feature:"+journal); got != "- from the worktree\n" || wt.read(journal) != got {
+		t.Errorf("journal = %q, work tree %q", got, wt.read(journal))
+	}
+	if after := wt.snapshot(); after != before {
+		t.Errorf("worktree state changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if _, err := os.Stat(tr.path(journal)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the main work tree got the file: %v", err)
+	}
+	if st := tr.git("status", "--porcelain=v2"); st != "" {
+		t.Errorf("main work tree status = %q", st)
+	}
+	tr.fsck()
+}
+
+func TestCheckWritableDefers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	// conflict makes branches main and other disagree on README.md.
+	conflict := func(tr *testRepo) {
+		tr.git("checkout", "-q", "-b", "other")
+		tr.commitFiles("other side", map[string]string{"README.md": "other\n"})
+		tr.git("checkout", "-q", "main")
+		tr.commitFiles("main side", map[string]string{"README.md": "main\n"})
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, tr *testRepo)
+		want  string // substring of the reason
+	}{
+		{"detached HEAD", func(t *testing.T, tr *testRepo) { tr.git("checkout", "-q", "--detach") }, "detached"},
+		{"merge conflict", func(t *testing.T, tr *testRepo) {
+			conflict(tr)
+			if _, err := tr.gitMayFail("merge", "other"); err == nil {
+				t.Fatal("merge did not conflict")
+			}
+		}, "merge"},
+		{"merge stopped without committing", func(t *testing.T, tr *testRepo) {
+			tr.git("checkout", "-q", "-b", "side")
+			tr.commitFiles("side", map[string]string{"side.md": "s\n"})
+			tr.git("checkout", "-q", "main")
+			tr.commitFiles("main", map[string]string{"m.md": "m\n"})
+			tr.git("merge", "--no-commit", "--no-ff", "side")
+		}, "merge"},
+		{"rebase stopped on a conflict", func(t *testing.T, tr *testRepo) {
+			conflict(tr)
+			if _, err := tr.gitMayFail("rebase", "other"); err == nil {
+				t.Fatal("rebase did not stop")
+			}
+			// The branch is still checked out by name during a rebase only
+			// as rebase-merge state; HEAD itself is detached.
+		}, ""},
+		{"interactive rebase stopped at edit", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("c2", map[string]string{"c2.md": "2\n"})
+			cmd := exec.Command("git", "rebase", "-i", "HEAD~1")
+			cmd.Dir = tr.dir
+			cmd.Env = append(os.Environ(), "GIT_SEQUENCE_EDITOR=sed -i -e s/^pick/edit/")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("rebase -i: %v\n%s", err, out)
+			}
+		}, ""},
+		{"cherry-pick conflict", func(t *testing.T, tr *testRepo) {
+			conflict(tr)
+			if _, err := tr.gitMayFail("cherry-pick", "other"); err == nil {
+				t.Fatal("cherry-pick did not conflict")
+			}
+		}, "cherry-pick"},
+		{"revert conflict", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("c1", map[string]string{"README.md": "one\n"})
+			tr.commitFiles("c2", map[string]string{"README.md": "two\n"})
+			if _, err := tr.gitMayFail("revert", "--no-edit", "HEAD~1"); err == nil {
+				t.Fatal("revert did not conflict")
+			}
+		}, "revert"},
+		{"am stopped", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("c1", map[string]string{"README.md": "one\n"})
+			patch := tr.git("format-patch", "-1", "--stdout")
+			tr.git("reset", "-q", "--hard", "HEAD~1")
+			tr.commitFiles("diverge", map[string]string{"README.md": "different\n"})
+			if out, err := gitInErr(tr.dir, []byte(patch), "am"); err == nil {
+				t.Fatalf("am applied: %s", out)
+			}
+		}, "am"},
+		{"bisect started", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("c1", map[string]string{"c1.md": "1\n"})
+			tr.git("bisect", "start")
+		}, "bisect"},
+		{"index.lock held", func(t *testing.T, tr *testRepo) {
+			if err := os.WriteFile(filepath.Join(tr.dir, ".git", "index.lock"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "index.lock"},
+		{"user staged the vault path", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("j", map[string]string{journal: "j\n"})
+			tr.write(journal, "j\nuser staged\n")
+			tr.git("add", journal)
+		}, "staged"},
+		{"user staged a new vault file", func(t *testing.T, tr *testRepo) {
+			tr.write(journal, "user staged\n")
+			tr.git("add", journal)
+		}, "staged"},
+		{"user has an unstaged edit to the vault path", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("j", map[string]string{journal: "j\n"})
+			tr.write(journal, "j\nuser edit\n")
+		}, "uncommitted"},
+		{"user deleted the vault path", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("j", map[string]string{journal: "j\n"})
+			os.Remove(tr.path(journal))
+		}, "uncommitted"},
+		{"vault path untracked", func(t *testing.T, tr *testRepo) {
+			tr.write(journal, "the user's own file\n")
+		}, "not committed"},
+		{"vault path untracked and ignored", func(t *testing.T, tr *testRepo) {
+			tr.commitFiles("ignore", map[string]string{".gitignore": ".claude/\n"})
+			tr.write(journal, "the user's own ignored file\n")
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			tt.setup(t, tr)
+			r := tr.open()
+			_, err := r.CheckWritable(ctx, []string{journal})
+			var de *DeferredError
+			if !errors.As(err, &de) || !errors.Is(err, ErrDeferred) {
+				t.Fatalf("CheckWritable = %v, want a *DeferredError wrapping ErrDeferred", err)
+			}
+			if !strings.Contains(de.Reason, tt.want) {
+				t.Errorf("reason %q does not mention %q", de.Reason, tt.want)
+			}
+
+			refs := tr.git("for-each-ref")
+			headFile, _ := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+			worktreeJournal, _ := os.ReadFile(tr.path(journal))
+			before := tr.snapshot()
+			res, err := r.CommitPaths(ctx, journalRequest("- scribe\n"))
+			if !errors.As(err, &de) {
+				t.Fatalf("CommitPaths = %+v, %v; want a *DeferredError", res, err)
+			}
+			if got := tr.git("for-each-ref"); got != refs {
+				t.Errorf("refs changed by a deferred commit:\nbefore %s\nafter  %s", refs, got)
+			}
+			if got, _ := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); string(got) != string(headFile) {
+				t.Errorf("HEAD changed: %q → %q", headFile, got)
+			}
+			if got, _ := os.ReadFile(tr.path(journal)); string(got) != string(worktreeJournal) {
+				t.Errorf("work tree vault file changed: %q → %q", worktreeJournal, got)
+			}
+			if after := tr.snapshot(); after != before {
+				t.Errorf("repository changed by a deferred commit:\nbefore %+v\nafter  %+v", before, after)
+			}
+		})
+	}
+}
+
+func TestCheckWritableFree(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	userWork(t, tr)
+	tr.commitFiles("j", map[string]string{journal: "j\n"})
+	r := tr.open()
+	if busy := r.Busy(); busy != "" {
+		t.Errorf("Busy = %q, want free", busy)
+	}
+	for _, paths := range [][]string{nil, {journal}, {journal, "progress.md"}} {
+		h, err := r.CheckWritable(ctx, paths)
+		if err != nil || h.Ref != "refs/heads/main" || h.Commit != tr.head() {
+			t.Errorf("CheckWritable(%q) = %+v, %v; want main at HEAD", paths, h, err)
+		}
+	}
+}
+
+func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		path  string
+		setup func(t *testing.T, tr *testRepo, outside string)
+	}{
+		{name: "dot-dot", path: "../escape.md"},
+		{name: "dot-dot inside", path: "notes/../../escape.md"},
+		{name: "absolute", path: "/tmp/escape.md"},
+		{name: "absolute into outside", path: "OUTSIDE/escape.md"},
+		{name: ".git", path: ".git/escape"},
+		{name: ".git case folded", path: ".GIT/config"},
+		{name: "nested .git", path: "sub/.git/hooks/post-commit"},
+		{name: "empty segment", path: "a//b.md"},
+		{name: "dot segment", path: "./a.md"},
+		{name: "backslash", path: `a\..\..\escape.md`},
+		{name: "empty", path: ""},
+		{
+			name: "symlinked directory leading outside",
+			path: "vault/escape.md",
+			setup: func(t *testing.T, tr *testRepo, outside string) {
+				if err := os.Symlink(outside, tr.path("vault")); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		{
+			name: "committed symlinked directory leading outside",
+			path: "vault/escape.md",
+			setup: func(t *testing.T, tr *testRepo, outside string) {
+				if err := os.Symlink(outside, tr.path("vault")); err != nil {
+					t.Fatal(err)
+				}
+				tr.git("add", "vault")
+				tr.git("commit", "-q", "-m", "symlink")
+			},
+		},
+		{
+			name: "symlinked grandparent leading outside",
+			path: "deep/vault/sub/escape.md",
+			setup: func(t *testing.T, tr *testRepo, outside string) {
+				os.MkdirAll(tr.path("deep"), 0o755)
+				if err := os.Symlink(outside, tr.path("deep/vault")); err != nil {
+					t.Fatal(err)
+				}
+			},
+		},
+		{
+			name: "committed symlink file leading outside",
+			path: "escape.md",
+			setup: func(t *testing.T, tr *testRepo, outside string) {
+				if err := os.Symlink(filepath.Join(outside, "escape.md"), tr.path("escape.md")); err != nil {
+					t.Fatal(err)
+				}
+				tr.git("add", "escape.md")
+				tr.git("commit", "-q", "-m", "symlink")
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			outside := filepath.Join(filepath.Dir(tr.dir), "OUTSIDE")
+			if err := os.MkdirAll(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := tt.path
+			if path == "OUTSIDE/escape.md" {
+				path = filepath.ToSlash(filepath.Join(outside, "escape.md"))
+			}
+			if tt.setup != nil {
+				tt.setup(t, tr, outside)
+			}
+			head := tr.head()
+			before := tr.snapshot()
+			res, err := tr.open().CommitPaths(ctx, CommitRequest{
+				Paths: []string{path}, Build: appendBuild(path, "x\n"), Message: message("unsafe"),
+			})
+			if err == nil {
+				t.Fatalf("CommitPaths(%q) = %+v, want an error", path, res)
+			}
+			if tr.head() != head {
+				t.Errorf("HEAD moved to %s", tr.head())
+			}
+			if after := tr.snapshot(); after != before {
+				t.Errorf("repository changed:\nbefore %+v\nafter  %+v", before, after)
+			}
+			assertEmptyDir(t, outside)
+			if _, err := os.Stat(filepath.Join(filepath.Dir(tr.dir), "escape.md")); err == nil {
+				t.Errorf("a file was written next to the repository")
+			}
+			if CheckRelPath(path) == nil {
+				if _, err := tr.open().Abs(path); err == nil {
+					t.Errorf("Abs(%q) accepted a path CommitPaths refused", path)
+				}
+			}
+		})
+	}
+}
+
+// Build may only write the paths it declared: anything else could be the
+// user's file (with staged or unstaged work) or lead out of the repository.
+func TestCommitPathsRefusesUndeclaredBuildPaths(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		extra string
+		setup func(t *testing.T, tr *testRepo, outside string)
+	}{
+		{name: "dot-dot", extra: "../escape.md"},
+		{name: "user's file with unstaged work", extra: "B.md", setup: func(t *testing.T, tr *testRepo, _ string) {
+			tr.commitFiles("b", map[string]string{"B.md": "b\n"})
+			tr.write("B.md", "b\nunsaved user work\n")
+		}},
+		{name: "symlinked directory leading outside", extra: "vault/escape.md", setup: func(t *testing.T, tr *testRepo, outside string) {
+			if err := os.Symlink(outside, tr.path("vault")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			outside := filepath.Join(filepath.Dir(tr.dir), "OUTSIDE")
+			os.MkdirAll(outside, 0o755)
+			if tt.setup != nil {
+				tt.setup(t, tr, outside)
+			}
+			head := tr.head()
+			before := tr.snapshot()
+			res, err := tr.open().CommitPaths(ctx, CommitRequest{
+				Paths: []string{journal},
+				Build: func(map[string][]byte) (map[string][]byte, error) {
+					return map[string][]byte{journal: []byte("j\n"), tt.extra: []byte("clobbered\n")}, nil
+				},
+				Message: message("undeclared"),
+			})
+			if err == nil {
+				t.Errorf("CommitPaths wrote an undeclared path %q: %+v", tt.extra, res)
+			}
+			if tr.head() != head {
+				t.Errorf("HEAD moved: the commit includes %q", tr.gitTrim("diff-tree", "--name-only", "-r", head, "HEAD"))
+			}
+			if after := tr.snapshot(); after != before {
+				t.Errorf("user work changed:\nbefore %+v\nafter  %+v", before, after)
+			}
+			assertEmptyDir(t, outside)
+		})
+	}
+}
+
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("wrote outside the repository: %s contains %q", dir, names)
+	}
+}
+
+func TestCheckRelPath(t *testing.T) {
+	t.Parallel()
+	good := []string{"a.md", journal, "projects/p/todos.md", "ünï/日本.md", "with space.md", "..dots", "a..b/c", ".gitattributes", ".github/x"}
+	bad := []string{"", "/abs", "../x", "a/../../x", "a/..", ".", "./a", "a//b", "a/", ".git", ".git/config", "x/.Git/y", `a\b`, "nul\x00byte"}
+	for _, p := range good {
+		if err := CheckRelPath(p); err != nil {
+			t.Errorf("CheckRelPath(%q) = %v, want ok", p, err)
+		}
+	}
+	for _, p := range bad {
+		if err := CheckRelPath(p); err == nil {
+			t.Errorf("CheckRelPath(%q) = nil, want an error", p)
+		}
+	}
+}
+
+// A user commit landing between scribe's read and its compare-and-swap makes
+// scribe rebuild on the new tip: both commits survive, history stays linear.
+func TestCommitPathsRetriesWhenTheBranchMoves(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	tr.commitFiles("j", map[string]string{journal: "- one\n"})
+	userWork(t, tr)
+	base := tr.head()
+	before := tr.snapshot()
+	var calls atomic.Int32
+	var userCommit string
+	res, err := tr.open().CommitPaths(ctx, CommitRequest{
+		Paths: []string{journal}, Locks: []string{"journal"}, Message: message("retry"),
+		Build: func(cur map[string][]byte) (map[string][]byte, error) {
+			if calls.Add(1) == 1 {
+				// The user commits while scribe is building (their staged work stays staged:
+				// --allow-empty with --only and no paths commits nothing of the index).
+				tr.git("commit", "-q", "--allow-empty", "--only", "-m", "user commit meanwhile")
+				userCommit = tr.head()
+			}
+			return appendBuild(journal, "- two\n")(cur)
+		},
+	})
+	if err != nil {
+		t.Fatalf("CommitPaths: %v", err)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("Build called %d times, want 2 (one retry)", n)
+	}
+	if res.Parent != userCommit || res.SHA != tr.head() {
+		t.Errorf("result = %+v, want a commit on the user's commit %s", res, userCommit)
+	}
+	if got := tr.gitTrim("log", "--format=%s", base+"..HEAD"); got != "progress: retry\nuser commit meanwhile" {
+		t.Errorf("history since base = %q, want the user commit then the scribe commit", got)
+	}
+	if merges := tr.gitTrim("rev-list", "--merges", "HEAD"); merges != "" {
+		t.Errorf("history has merges: %s", merges)
+	}
+	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- one\n- two\n" || tr.read(journal) != got {
+		t.Errorf("journal = %q, work tree %q", got, tr.read(journal))
+	}
+	after := tr.snapshot()
+	if after.cached != before.cached || after.status != before.status {
+		t.Errorf("user work changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	tr.fsck()
+}
+
+// A branch that keeps moving makes CommitPaths give up with an error, and
+// never half-commit.
+func TestCommitPathsGivesUpWhenTheBranchKeepsMoving(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("20 retries")
+	}
+	tr := newRepo(t)
+	var calls atomic.Int32
+	_, err := tr.open().CommitPaths(context.Background(), CommitRequest{
+		Paths: []string{journal}, Locks: []string{"journal"}, Message: message("never"),
+		Build: func(cur map[string][]byte) (map[string][]byte, error) {
+			calls.Add(1)
+			tr.git("commit", "-q", "--allow-empty", "-m", "user")
+			return appendBuild(journal, "x\n")(cur)
+		},
+	})
+	if err == nil {
+		t.Fatalf("CommitPaths succeeded although the branch moved on every attempt")
+	}
+	if got := tr.gitTrim("log", "--format=%s", "--grep=^progress:"); got != "" {
+		t.Errorf("a scribe commit landed: %q", got)
+	}
+	if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+		t.Errorf("lock refs left behind: %s", got)
+	}
+	if _, err := os.Stat(tr.path(journal)); err == nil {
+		t.Errorf("the work tree got the file although nothing was committed")
+	}
+	t.Logf("gave up after %d builds: %v", calls.Load(), err)
+}
+
+// Sixteen processes appending to one journal under lock "journal": every
+// entry lands, one linear commit each, and the work tree ends clean.
+func TestCommitPathsConcurrentProcesses(t *testing.T) {
+	t.Parallel()
+	const n = 16
+	tr := newRepo(t)
+	tr.write(".gitignore", "")
+	tr.git("add", ".gitignore")
+	tr.git("commit", "-q", "-m", "base")
+	base := tr.head()
+	start := time.Now()
+	errs, outs := runHelpers(t, n, "commit", func(int) []string { return []string{"GITOPS_REPO=" + tr.dir} })
+	t.Logf("%d concurrent CommitPaths processes took %v", n, time.Since(start))
+	failed := 0
+	for i, err := range errs {
+		if err != nil {
+			failed++
+			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	journalAtHead := tr.git("cat-file", "blob", "HEAD:"+journal)
+	lines := strings.Split(strings.TrimSpace(journalAtHead), "\n")
+	seen := map[string]bool{}
+	for _, l := range lines {
+		seen[l] = true
+	}
+	if len(lines) != n-failed || len(seen) != n-failed {
+		t.Errorf("journal has %d lines (%d distinct), want %d:\n%s", len(lines), len(seen), n-failed, journalAtHead)
+	}
+	if got := tr.gitTrim("rev-list", "--count", base+"..HEAD"); got != strconv.Itoa(n-failed) {
+		t.Errorf("%s new commits, want %d", got, n-failed)
+	}
+	for _, line := range strings.Split(tr.gitTrim("rev-list", "--parents", base+"..HEAD"), "\n") {
+		if f := strings.Fields(line); len(f) != 2 {
+			t.Errorf("commit with %d parents in a history that must be linear: %s", len(f)-1, line)
+		}
+	}
+	if tr.read(journal) != journalAtHead {
+		t.Errorf("work tree journal differs from HEAD")
+	}
+	if st := tr.git("status", "--porcelain=v2"); st != "" {
+		t.Errorf("status after concurrent commits = %q, want clean", st)
+	}
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("lock refs left behind: %s", got)
+	}
+	tr.fsck()
+}

@@ -1,0 +1,233 @@
+package gitops
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestQueueRoundTrip(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	if items, err := r.Queued(); err != nil || len(items) != 0 {
+		t.Fatalf("Queued on a fresh repo = %+v, %v", items, err)
+	}
+	type payload struct {
+		N    int    `json:"n"`
+		Text string `json:"text"`
+	}
+	var ids []string
+	for i := 0; i < 5; i++ {
+		it, err := r.Enqueue("journal", "HEAD is detached", payload{N: i, Text: "entry"})
+		if err != nil {
+			t.Fatalf("Enqueue: %v", err)
+		}
+		ids = append(ids, it.ID)
+	}
+	items, err := r.Queued()
+	if err != nil {
+		t.Fatalf("Queued: %v", err)
+	}
+	var got []string
+	for i, it := range items {
+		got = append(got, it.ID)
+		var p payload
+		if err := json.Unmarshal(it.Payload, &p); err != nil || p.N != i || it.Kind != "journal" || it.Reason != "HEAD is detached" {
+			t.Errorf("item %d = %+v (payload %+v, %v)", i, it, p, err)
+		}
+	}
+	if !reflect.DeepEqual(got, ids) {
+		t.Errorf("Queued order = %q, want enqueue order %q", got, ids)
+	}
+	// The queue lives under the common git dir and never shows in status.
+	if !strings.HasPrefix(r.QueueDir(), r.CommonDir+string(filepath.Separator)) {
+		t.Errorf("QueueDir %s is not under %s", r.QueueDir(), r.CommonDir)
+	}
+	if st := tr.git("status", "--porcelain=v2", "--untracked-files=all", "--ignored"); st != "" {
+		t.Errorf("status = %q", st)
+	}
+	if err := r.Dequeue(items[:3]); err != nil {
+		t.Fatalf("Dequeue: %v", err)
+	}
+	rest, err := r.Queued()
+	if err != nil || len(rest) != 2 || rest[0].ID != ids[3] || rest[1].ID != ids[4] {
+		t.Errorf("after Dequeue = %+v, %v; want the last two", rest, err)
+	}
+	// Dequeuing twice is harmless.
+	if err := r.Dequeue(items[:3]); err != nil {
+		t.Errorf("second Dequeue: %v", err)
+	}
+}
+
+func TestQueueSharedAcrossWorktrees(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	wt := filepath.Join(filepath.Dir(tr.dir), "wt")
+	tr.git("worktree", "add", "-q", "-b", "feature", wt)
+	wr, err := Discover(t.Context(), wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := wr.Enqueue("journal", "", "from the worktree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := tr.open().Queued()
+	if err != nil || len(items) != 1 || items[0].ID != it.ID {
+		t.Errorf("main work tree sees %+v, %v; want the worktree's record", items, err)
+	}
+}
+
+func TestRecordOnce(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	ok, err := r.RecordOnce("post-commit", "abc123", map[string]string{"sha": "abc123"})
+	if err != nil || !ok {
+		t.Fatalf("first RecordOnce = %v, %v; want true", ok, err)
+	}
+	ok, err = r.RecordOnce("post-commit", "abc123", map[string]string{"sha": "different"})
+	if err != nil || ok {
+		t.Fatalf("second RecordOnce = %v, %v; want false", ok, err)
+	}
+	// Same key, other kind: a different record.
+	if ok, err := r.RecordOnce("other", "abc123", 1); err != nil || !ok {
+		t.Errorf("RecordOnce with another kind = %v, %v; want true", ok, err)
+	}
+	items, err := r.Queued()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("Queued = %+v, %v", items, err)
+	}
+	var p map[string]string
+	for _, it := range items {
+		if it.Kind == "post-commit" {
+			json.Unmarshal(it.Payload, &p)
+		}
+	}
+	if p["sha"] != "abc123" {
+		t.Errorf("the second RecordOnce overwrote the first: %v", p)
+	}
+	// After landing (Dequeue) the key may be recorded again.
+	if err := r.Dequeue(items); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.RecordOnce("post-commit", "abc123", 2); err != nil || !ok {
+		t.Errorf("RecordOnce after Dequeue = %v, %v; want true", ok, err)
+	}
+	for _, key := range []string{"", "a/b", "../x", `a\b`, "a.b"} {
+		if _, err := r.RecordOnce("post-commit", key, 1); err == nil {
+			t.Errorf("RecordOnce(key %q) accepted an invalid key", key)
+		}
+	}
+	assertNoTempFiles(t, r.QueueDir())
+}
+
+// The kind is part of the file name: it must not lead out of the queue.
+func TestRecordOnceKindStaysInQueue(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	const kind = "../../../escape"
+	if _, err := r.RecordOnce(kind, "key", 1); err != nil {
+		return // refusing the kind is fine
+	}
+	root := filepath.Dir(tr.dir)
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), "escape") && !strings.HasPrefix(p, r.QueueDir()+string(filepath.Separator)) {
+			t.Errorf("RecordOnce with kind %q wrote outside the queue: %s", kind, p)
+		}
+		return nil
+	})
+}
+
+func TestRecordOnceAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	tr := newRepo(t)
+	errs, outs := runHelpers(t, n, "recordonce", func(int) []string { return []string{"GITOPS_REPO=" + tr.dir} })
+	first := 0
+	for i, err := range errs {
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			first++
+		case errors.As(err, &ee) && ee.ExitCode() == helperNotFirst:
+		default:
+			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	if first != 1 {
+		t.Errorf("%d processes recorded the key, want exactly 1", first)
+	}
+	r := tr.open()
+	ents, err := os.ReadDir(r.QueueDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 {
+		t.Errorf("queue dir holds %q, want exactly one record", names)
+	}
+	items, err := r.Queued()
+	if err != nil || len(items) != 1 {
+		t.Errorf("Queued = %+v, %v", items, err)
+	}
+}
+
+func TestQueuedReportsCorruptRecords(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	a, err := r.Enqueue("journal", "", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Enqueue("journal", "", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(r.QueueDir(), "0000-corrupt.json")
+	if err := os.WriteFile(bad, []byte(`{"id": "truncated`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Files that are not records are ignored.
+	os.WriteFile(filepath.Join(r.QueueDir(), ".tmp-123-x"), []byte("partial"), 0o644)
+	os.WriteFile(filepath.Join(r.QueueDir(), "README"), []byte("not a record"), 0o644)
+
+	items, err := r.Queued()
+	if err == nil || !strings.Contains(err.Error(), "0000-corrupt.json") {
+		t.Errorf("Queued error = %v, want one naming 0000-corrupt.json", err)
+	}
+	if len(items) != 2 || items[0].ID != a.ID || items[1].ID != b.ID {
+		t.Errorf("Queued items = %+v, want the two good records", items)
+	}
+	if err := r.Dequeue(items); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bad); err != nil {
+		t.Errorf("the corrupt record was removed: %v", err)
+	}
+	items, err = r.Queued()
+	if err == nil || len(items) != 0 {
+		t.Errorf("Queued after Dequeue = %+v, %v; want no items and the error again", items, err)
+	}
+}
+
+func assertNoTempFiles(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temp file left in the queue: %s", e.Name())
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package setup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// Options are init's choices.
+type Options struct {
+	Agent string // claude, codex or none
+	Hooks bool   // install the post-commit hook
+	CI    string // github or ""
+}
+
+// Change is one step of the plan.
+type Change struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // create, update, config, hook
+	What   string `json:"what"`
+	after  []byte
+	mode   fs.FileMode
+	apply  func() error
+}
+
+// Plan is everything init would do; Unchanged lists what is already set up.
+type Plan struct {
+	Changes   []Change `json:"changes"`
+	Unchanged []string `json:"unchanged"`
+	Warnings  []string `json:"warnings,omitempty"`
+	repo      *gitops.Repo
+	hooks     bool
+	ctx       context.Context
+}
+
+// Hook commands written into agent configurations.
+const (
+	BridgeHookCmd     = "git scribe bridge --hook"
+	StopHookCmd       = "git scribe wrap --hook"
+	SessionEndHookCmd = "git scribe wrap --hook --session-end"
+	// ScribeRefspec makes plain `git fetch` bring the remote's scribe refs
+	// into a read-only remote-tracking namespace (local locks are never
+	// overwritten by a fetch).
+	ScribeRefspec = "+refs/scribe/*:refs/remotes/%s/scribe/*"
+)
+
+// Build computes the plan without writing anything.
+func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*Plan, error) {
+	p := &Plan{repo: r, hooks: o.Hooks, ctx: ctx}
+	switch o.Agent {
+	case "", "none", "claude", "codex":
+	default:
+		return nil, fmt.Errorf("unknown agent %q: use claude, codex or none", o.Agent)
+	}
+	switch o.CI {
+	case "", "none", "github":
+	default:
+		return nil, fmt.Errorf("unknown CI %q: use github", o.CI)
+	}
+	steps := []func() error{
+		func() error { return p.file(config.RepoFile, func(cur []byte, ok bool) ([]byte, string) { return scribeYAML(cur, ok) }) },
+		func() error { return p.file(".gitignore", gitignore) },
+		func() error {
+			return p.file(".gitattributes", func(cur []byte, ok bool) ([]byte, string) {
+				return gitattributes(cur, cfg.Paths.Journal, cfg.Paths.JournalArchive)
+			})
+		},
+		func() error { return p.vaultDir(filepath.Dir(cfg.Paths.Journal)) },
+		p.refspec,
+	}
+	if o.Hooks {
+		steps = append(steps, p.hook)
+	}
+	if o.Agent == "claude" {
+		steps = append(steps, func() error { return p.file(".claude/settings.json", claudeSettings) })
+	}
+	if o.Agent == "codex" {
+		steps = append(steps, func() error { return p.file("AGENTS.md", agentsMD) })
+	}
+	if o.CI == "github" {
+		steps = append(steps, func() error { return p.file(".github/workflows/scribe-check.yml", workflow) })
+	}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// file plans a merge of one repo file: edit returns the new content (nil for
+// "leave it") and a description; errors in existing content become warnings.
+func (p *Plan) file(rel string, edit func(cur []byte, ok bool) ([]byte, string)) error {
+	abs, err := p.repo.Abs(rel)
+	if err != nil {
+		return err
+	}
+	cur, err := os.ReadFile(abs)
+	ok := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", rel, err)
+	}
+	next, what := edit(cur, ok)
+	if strings.HasPrefix(what, "warning: ") {
+		p.Warnings = append(p.Warnings, rel+": "+strings.TrimPrefix(what, "warning: "))
+		p.Unchanged = append(p.Unchanged, rel)
+		return nil
+	}
+	if next == nil || (ok && bytes.Equal(next, cur)) {
+		p.Unchanged = append(p.Unchanged, rel)
+		return nil
+	}
+	action := "update"
+	if !ok {
+		action = "create"
+	}
+	p.Changes = append(p.Changes, Change{Path: rel, Action: action, What: what, after: next, mode: 0o644,
+		apply: func() error { return gitops.WriteFileAtomic(abs, next) }})
+	return nil
+}
+
+func (p *Plan) vaultDir(rel string) error {
+	abs, err := p.repo.Abs(rel + "/x")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(abs)
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		p.Unchanged = append(p.Unchanged, rel+"/")
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Path: rel + "/", Action: "create", What: "vault directory",
+		apply: func() error { return os.MkdirAll(dir, 0o755) }})
+	return nil
+}
+
+func (p *Plan) refspec() error {
+	out, err := p.repo.Git(p.ctx, "remote")
+	if err != nil {
+		return fmt.Errorf("list remotes: %w", err)
+	}
+	if !containsLine(string(out), "origin") {
+		p.Unchanged = append(p.Unchanged, "remote.origin.fetch (no origin remote)")
+		return nil
+	}
+	spec := fmt.Sprintf(ScribeRefspec, "origin")
+	cur, _ := p.repo.Git(p.ctx, "config", "--get-all", "remote.origin.fetch")
+	if containsLine(string(cur), spec) {
+		p.Unchanged = append(p.Unchanged, "remote.origin.fetch")
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Path: "remote.origin.fetch", Action: "config", What: "fetch " + spec,
+		apply: func() error {
+			_, err := p.repo.Git(p.ctx, "config", "--add", "remote.origin.fetch", spec)
+			return err
+		}})
+	return nil
+}
+
+func (p *Plan) hook() error {
+	state, path, err := InstallHook(p.ctx, p.repo, true)
+	if err != nil {
+		return err
+	}
+	rel := path
+	if r, err := filepath.Rel(p.repo.WorkTree, path); err == nil && !strings.HasPrefix(r, "..") {
+		rel = r
+	}
+	what := map[HookState]string{HookInstalled: "post-commit hook", HookChained: "post-commit hook, chaining your existing hook (kept as post-commit" + OrigSuffix + ")",
+		HookUpdated: "update scribe's post-commit hook"}[state]
+	if state == HookPresent {
+		p.Unchanged = append(p.Unchanged, rel)
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Path: rel, Action: "hook", What: what, apply: func() error {
+		_, _, err := InstallHook(p.ctx, p.repo, false)
+		return err
+	}})
+	return nil
+}
+
+// Apply carries the plan out, in order.
+func (p *Plan) Apply() error {
+	for _, c := range p.Changes {
+		if err := c.apply(); err != nil {
+			return fmt.Errorf("%s: %w", c.Path, err)
+		}
+	}
+	return nil
+}
+
+func containsLine(text, line string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}

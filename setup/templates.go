@@ -1,0 +1,215 @@
+package setup
+
+import (
+	"bytes"
+	"strings"
+)
+
+const scribeYAMLTemplate = `# git-scribe configuration. Every key is optional; the values below are the
+# built-in defaults. Precedence: flags > SCRIBE_* env > user config
+# ($XDG_CONFIG_HOME/git-scribe/config.yaml) > this file > defaults.
+# See "git scribe config" for the effective values and where they came from.
+
+# paths:
+#   bridge_note: .claude/sonmat/bridge-note.md     # overwritten by each wrap
+#   journal: .claude/sonmat/journal.md             # append-only
+#   journal_archive: .claude/sonmat/journal-archive.md
+#   progress: progress.md                          # written by people; scribe only ticks boxes
+#   active_status: ACTIVE-STATUS.md
+#   claude_md: CLAUDE.md
+#   trap_dir: .claude/sonmat
+#   memory_dir: .claude/memory
+
+# journal_max: 50        # entries kept before the oldest move to the archive
+# bridge_tokens: 1500    # budget of "git scribe bridge"
+# timezone: Local        # IANA zone for timestamps, e.g. Asia/Seoul
+# lock_timeout: 30s      # how long to wait for a scribe lock
+# project: ""            # project tag; default: the repository's directory name
+`
+
+func scribeYAML(cur []byte, ok bool) ([]byte, string) {
+	if ok {
+		return nil, "" // a person's configuration is never rewritten
+	}
+	return []byte(scribeYAMLTemplate), "configuration with documented defaults"
+}
+
+const (
+	blockBegin = "# >>> git-scribe"
+	blockEnd   = "# <<< git-scribe"
+)
+
+const gitignoreBlock = blockBegin + `
+# temp files of interrupted atomic writes (scribe's scratch lives under .git/scribe/)
+.claude/sonmat/.*.md[0-9]*
+.claude/memory/**/.*.md[0-9]*
+/.ACTIVE-STATUS.md[0-9]*
+/.progress.md[0-9]*
+/.CLAUDE.md[0-9]*
+` + blockEnd + "\n"
+
+func appendBlock(cur []byte, block string) []byte {
+	var b bytes.Buffer
+	b.Write(cur)
+	if len(cur) > 0 && !bytes.HasSuffix(cur, []byte("\n")) {
+		b.WriteString("\n")
+	}
+	if len(cur) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(block)
+	return b.Bytes()
+}
+
+func gitignore(cur []byte, ok bool) ([]byte, string) {
+	if bytes.Contains(cur, []byte(blockBegin)) {
+		return nil, ""
+	}
+	return appendBlock(cur, gitignoreBlock), "ignore interrupted-write temp files"
+}
+
+func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
+	var add []string
+	for _, p := range []string{journal, archive} {
+		line := "/" + strings.TrimPrefix(p, "/") + " merge=union"
+		if !containsLine(string(cur), line) && !containsLine(string(cur), strings.TrimPrefix(line, "/")) {
+			add = append(add, line)
+		}
+	}
+	if len(add) == 0 {
+		return nil, ""
+	}
+	block := "# git-scribe: parallel branches append to the journal without conflicts\n" + strings.Join(add, "\n") + "\n"
+	if bytes.Contains(cur, []byte("# git-scribe: parallel branches")) {
+		block = strings.Join(add, "\n") + "\n"
+		out := append([]byte{}, cur...)
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			out = append(out, '\n')
+		}
+		return append(out, block...), "merge=union for the journal files"
+	}
+	return appendBlock(cur, block), "merge=union for the journal files"
+}
+
+// claudeSettings merges scribe's hooks into .claude/settings.json, keeping
+// every existing key, hook and the key order.
+func claudeSettings(cur []byte, ok bool) ([]byte, string) {
+	root := &jvalue{isObj: true}
+	if ok && len(bytes.TrimSpace(cur)) > 0 {
+		v, err := parseJSON(cur)
+		if err != nil || !v.isObj {
+			return nil, "warning: not a JSON object, left alone; add the hooks by hand (see git scribe init --help)"
+		}
+		root = v
+	}
+	hooks := root.get("hooks")
+	if hooks == nil {
+		hooks = &jvalue{isObj: true}
+		root.set("hooks", hooks)
+	} else if !hooks.isObj {
+		return nil, `warning: "hooks" is not an object, left alone`
+	}
+	added := 0
+	for _, h := range []struct{ event, matcher, command string }{
+		{"SessionStart", "startup|resume|clear|compact", BridgeHookCmd},
+		{"Stop", "", StopHookCmd},
+		{"SessionEnd", "", SessionEndHookCmd},
+	} {
+		list := hooks.get(h.event)
+		if list == nil {
+			list = &jvalue{isArr: true}
+			hooks.set(h.event, list)
+		} else if !list.isArr {
+			return nil, "warning: hooks." + h.event + " is not a list, left alone"
+		}
+		if hasCommand(list, h.command) {
+			continue
+		}
+		entry := &jvalue{isObj: true}
+		if h.matcher != "" {
+			entry.set("matcher", jstring(h.matcher))
+		}
+		cmd := &jvalue{isObj: true}
+		cmd.set("type", jstring("command"))
+		cmd.set("command", jstring(h.command))
+		entry.set("hooks", &jvalue{isArr: true, arr: []*jvalue{cmd}})
+		list.arr = append(list.arr, entry)
+		added++
+	}
+	if added == 0 {
+		return nil, ""
+	}
+	return root.render(), "Claude Code hooks: SessionStart → bridge, Stop → wrap, SessionEnd → wrap --session-end"
+}
+
+func hasCommand(list *jvalue, command string) bool {
+	for _, e := range list.arr {
+		if !e.isObj {
+			continue
+		}
+		if hs := e.get("hooks"); hs != nil && hs.isArr {
+			for _, h := range hs.arr {
+				if h.isObj && strings.TrimSpace(h.get("command").str()) == command {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+const agentsBegin = "<!-- git-scribe:begin -->"
+
+const agentsSection = agentsBegin + `
+## Session persistence (git-scribe)
+
+- At the start of a task, run ` + "`git scribe bridge`" + ` and read the bridge note: it is
+  what the previous session left; treat it as a hypothesis to verify, not a fact.
+- At the end of a session, run ` + "`git scribe wrap --hint \"<1–2 sentences on what was done>\"`" + `
+  (add ` + "`--next \"(project) item\"`" + ` for follow-ups and ` + "`--done \"ITEM\"`" + ` for finished
+  progress.md items). It commits a journal entry and bridge note as one
+  ` + "`progress:`" + ` commit and never touches your staged or unstaged work.
+- Never edit ` + "`.claude/sonmat/journal.md`" + ` entries: the journal is append-only.
+<!-- git-scribe:end -->
+`
+
+func agentsMD(cur []byte, ok bool) ([]byte, string) {
+	if bytes.Contains(cur, []byte(agentsBegin)) {
+		return nil, ""
+	}
+	return appendBlock(cur, agentsSection), "Codex instructions: bridge at start, wrap at end"
+}
+
+const workflowTemplate = `# Vault hygiene for git-scribe: fails a pull request that breaks the journal's
+# append-only rule, leaks a secret into a vault file, and so on, with
+# annotations on the offending lines. Written by "git scribe init --ci github".
+name: scribe-check
+on:
+  pull_request:
+  push:
+    branches: [main, master]
+permissions:
+  contents: read
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-go@v5
+        with:
+          go-version: stable
+      - run: go install github.com/git-scribe/git-scribe@latest
+      - run: git scribe check --format github
+`
+
+func workflow(cur []byte, ok bool) ([]byte, string) {
+	if ok {
+		if bytes.Equal(cur, []byte(workflowTemplate)) {
+			return nil, ""
+		}
+		return nil, "warning: exists and differs from scribe's template; left as it is"
+	}
+	return []byte(workflowTemplate), "CI job running git scribe check"
+}
