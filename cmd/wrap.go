@@ -17,15 +17,15 @@ import (
 
 // WrapOptions are wrap's parsed flags.
 type WrapOptions struct {
-	IO        *IOStreams
-	Input     notes.WrapInput
-	Artifacts string // FILE or "-"
-	LoopFile  string
-	Hook      bool
-	JSON      bool
+	IO         *IOStreams
+	Input      notes.WrapInput
+	Artifacts  string // FILE or "-"
+	LoopFile   string
+	Hook       bool
+	JSON       bool
 	Background bool
-	QueueOnly bool   // hidden: the detached half of --background
-	StdinFile string // hidden: stdin captured by the parent of --background
+	QueueOnly  bool   // hidden: the detached half of --background
+	StdinFile  string // hidden: stdin captured by the parent of --background
 }
 
 // hookInput is the agent hook JSON on stdin; unknown fields are ignored.

@@ -24,7 +24,7 @@ const zeroOID = "0000000000000000000000000000000000000000"
 type DeferredError struct{ Reason string }
 
 func (e *DeferredError) Error() string { return "cannot commit now: " + e.Reason }
-func (e *DeferredError) Unwrap() error  { return ErrDeferred }
+func (e *DeferredError) Unwrap() error { return ErrDeferred }
 
 // Build computes the new contents of scribe's paths from their contents at the
 // commit being built on (absent paths are missing from current). A nil value

@@ -19,14 +19,14 @@ func (r *Repo) HooksDir(ctx context.Context) (string, error) {
 
 // CommitInfo is what the journal needs of one commit.
 type CommitInfo struct {
-	SHA      string
-	Subject  string
-	Body     string
-	Files    []string
-	Added    int
-	Deleted  int
-	Time     int64 // committer time, Unix seconds
-	Missing  bool  // the object is gone (gc after an amend)
+	SHA     string
+	Subject string
+	Body    string
+	Files   []string
+	Added   int
+	Deleted int
+	Time    int64 // committer time, Unix seconds
+	Missing bool  // the object is gone (gc after an amend)
 }
 
 // CommitInfos reads subject, message body and numstat of many commits with

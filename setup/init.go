@@ -66,7 +66,9 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 		return nil, fmt.Errorf("unknown CI %q: use github", o.CI)
 	}
 	steps := []func() error{
-		func() error { return p.file(config.RepoFile, func(cur []byte, ok bool) ([]byte, string) { return scribeYAML(cur, ok) }) },
+		func() error {
+			return p.file(config.RepoFile, func(cur []byte, ok bool) ([]byte, string) { return scribeYAML(cur, ok) })
+		},
 		func() error { return p.file(".gitignore", gitignore) },
 		func() error {
 			return p.file(".gitattributes", func(cur []byte, ok bool) ([]byte, string) {
