@@ -43,6 +43,8 @@ Typical use:
 		newVersionCmd(f),
 		newHookCmd(f),
 		newInitCmd(f),
+		newDocsCmd(f),
+		newCompletionCmd(f),
 	)
 	return root
 }

@@ -157,8 +157,8 @@ func TestBridgeNoteBudget(t *testing.T) {
 		wantMore []string
 	}{
 		{
-			name: "huge carry forward",
-			note: notes.BridgeNote{Updated: at, CarryForward: bullets("carry", 1000)},
+			name:     "huge carry forward",
+			note:     notes.BridgeNote{Updated: at, CarryForward: bullets("carry", 1000)},
 			wantMore: []string{"- carry 1\n", "more\n"},
 		},
 		{
