@@ -214,7 +214,7 @@ func (tr *testRepo) commitFiles(msg string, files map[string]string) string {
 	tr.t.Helper()
 	for p, c := range files {
 		tr.write(p, c)
-		tr.git("add", "--", p)
+		tr.git("--literal-pathspecs", "add", "--", p)
 	}
 	tr.git("commit", "-q", "-m", msg)
 	return tr.head()

@@ -251,7 +251,7 @@ func TestReadChanges(t *testing.T) {
 				head := tr.head()
 				tr.git("mv", "with space.md", "still with space.md")
 				tr.write(":colon-first.md", "3\nstaged\n")
-				tr.git("add", ":(literal):colon-first.md")
+				tr.git("--literal-pathspecs", "add", ":colon-first.md")
 				tr.write("ünï cödé/日本.md", "2\nunstaged\n")
 				tr.write("new ünï.md", "untracked\n")
 				return base, head, nil

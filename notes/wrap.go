@@ -266,7 +266,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	}
 	if p.Modes.Has(ModeBridge) {
 		b := BridgeNote{Urgent: v.redact(oneLine(in.Urgent)), Updated: now, Commit: head.Commit,
-			Witness: worstVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
+			Witness: FinalVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
 		if hint != "" {
 			b.Context = append(b.Context, hint)
 		}
@@ -467,18 +467,6 @@ func diffSummary(ch gitops.Changes) string {
 		parts = append(parts, "submodules: "+listFew(dedup(subs), 3))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// worstVerdict reduces witness events to the bridge note's compact marker.
-func worstVerdict(ev []WitnessEvent) string {
-	rank := map[string]int{"PASS": 1, "WARN": 2, "BLOCK": 3}
-	best := ""
-	for _, e := range ev {
-		if rank[e.Verdict] > rank[best] {
-			best = e.Verdict
-		}
-	}
-	return best
 }
 
 // Queue computes a wrap's plan and queues it without committing: the

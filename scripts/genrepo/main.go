@@ -1,0 +1,55 @@
+// Command genrepo writes a git fast-import stream for a synthetic repository
+// of -files files and -commits commits (each commit touches a few files), for
+// the benchmarks in docs/BENCHMARKS.md.
+//
+//	mkdir big && cd big && git init -q && go run ./scripts/genrepo -files 20000 -commits 5000 | git fast-import --quiet && git reset -q --hard main
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+)
+
+func main() {
+	files := flag.Int("files", 20000, "number of files in the tree")
+	commits := flag.Int("commits", 5000, "number of commits")
+	journal := flag.Bool("journal", false, "every commit also appends an entry to .claude/sonmat/journal.md (vault history)")
+	flag.Parse()
+	w := bufio.NewWriterSize(os.Stdout, 1<<20)
+	defer w.Flush()
+	rng := rand.New(rand.NewPCG(1, 2))
+	path := func(i int) string { return fmt.Sprintf("src/d%03d/f%05d.txt", i%500, i) }
+	blob := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
+	ts := int64(1700000000)
+	var journalText string
+	for c := 0; c < *commits; c++ {
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\n", c+1, ts+int64(c)*60)
+		blob(fmt.Sprintf("commit %d", c))
+		if c > 0 {
+			fmt.Fprintf(w, "from :%d\n", c)
+		}
+		if c == 0 {
+			for i := 0; i < *files; i++ {
+				fmt.Fprintf(w, "M 100644 inline %s\n", path(i))
+				blob(fmt.Sprintf("file %d\nline two\n", i))
+			}
+		} else {
+			for k := 0; k < 3; k++ {
+				i := rng.IntN(*files)
+				fmt.Fprintf(w, "M 100644 inline %s\n", path(i))
+				blob(fmt.Sprintf("file %d\nchanged in %d\n", i, c))
+			}
+		}
+		if *journal {
+			if journalText == "" {
+				journalText = "# Journal\n\n"
+			}
+			journalText += fmt.Sprintf("## 2026-01-01T00:%02d:%02d+00:00 — commit %d\n- Scope: src/ (3 files)\n- Result: shipped\n- Notable: +3 −3\n- Commits: %012x\n\n", (c/60)%60, c%60, c, c)
+			fmt.Fprintf(w, "M 100644 inline .claude/sonmat/journal.md\n")
+			blob(journalText)
+		}
+	}
+}
