@@ -791,16 +791,35 @@ func TestCommitPathsGivesUpWhenTheBranchKeepsMoving(t *testing.T) {
 
 // Sixteen processes appending to one journal under lock "journal": every
 // entry lands, one linear commit each, and the work tree ends clean.
+//
+// "staggered" starts each process a little later than the one before, so
+// most of them check the repository while another is mid-commit.
 func TestCommitPathsConcurrentProcesses(t *testing.T) {
 	t.Parallel()
+	for _, stagger := range []time.Duration{0, 15 * time.Millisecond} {
+		name := "simultaneous"
+		if stagger > 0 {
+			name = "staggered"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testConcurrentCommits(t, stagger)
+		})
+	}
+}
+
+func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 	const n = 16
 	tr := newRepo(t)
-	tr.write(".gitignore", "")
-	tr.git("add", ".gitignore")
-	tr.git("commit", "-q", "-m", "base")
+	if stagger > 0 {
+		userWork(t, tr)
+	}
 	base := tr.head()
+	before := tr.snapshot()
 	start := time.Now()
-	errs, outs := runHelpers(t, n, "commit", func(int) []string { return []string{"GITOPS_REPO=" + tr.dir} })
+	errs, outs := runHelpers(t, n, "commit", func(i int) []string {
+		return []string{"GITOPS_REPO=" + tr.dir, "GITOPS_DELAY_MS=" + strconv.Itoa(int(stagger.Milliseconds())*i)}
+	})
 	t.Logf("%d concurrent CommitPaths processes took %v", n, time.Since(start))
 	failed := 0
 	for i, err := range errs {
@@ -829,11 +848,64 @@ func TestCommitPathsConcurrentProcesses(t *testing.T) {
 	if tr.read(journal) != journalAtHead {
 		t.Errorf("work tree journal differs from HEAD")
 	}
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
-		t.Errorf("status after concurrent commits = %q, want clean", st)
+	after := tr.snapshot()
+	after.lsFilesMeta = withoutPaths(after.lsFilesMeta, journal)
+	if after != before {
+		t.Errorf("user work changed by concurrent commits:\nbefore %+v\nafter  %+v", before, after)
 	}
 	if got := tr.lockRefs(); got != "" {
 		t.Errorf("lock refs left behind: %s", got)
+	}
+	tr.fsck()
+}
+
+// A second scribe command that starts while another one is between moving
+// the branch and updating the index must wait for the lock and then commit;
+// it must not mistake the other scribe's half-done checkout for user work.
+// A reference-transaction hook holds the first commit in exactly that window.
+func TestCommitPathsWaitsForACommitInFlight(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	marker := filepath.Join(t.TempDir(), "in-flight")
+	hook := "#!/bin/sh\n" +
+		"[ \"$1\" = committed ] || exit 0\n" +
+		"grep -q ' refs/heads/main$' || exit 0\n" +
+		"[ -e '" + marker + "' ] && exit 0\n" +
+		": > '" + marker + "'\n" +
+		"sleep 1\n"
+	tr.write(".git/hooks/reference-transaction", hook)
+	if err := os.Chmod(tr.path(".git/hooks/reference-transaction"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() {
+		_, err := tr.open().CommitPaths(ctx, journalRequest("- first\n"))
+		first <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first commit never reached update-ref")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The branch has moved; the first commit has not updated the index yet.
+	_, err := tr.open().CommitPaths(ctx, journalRequest("- second\n"))
+	if err := <-first; err != nil {
+		t.Fatalf("first CommitPaths: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("second CommitPaths, started while the first was in flight: %v", err)
+	}
+	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" {
+		t.Errorf("journal = %q, want both entries", got)
+	}
+	if st := tr.git("status", "--porcelain=v2"); st != "" {
+		t.Errorf("status = %q, want clean", st)
 	}
 	tr.fsck()
 }

@@ -61,6 +61,9 @@ func runHelper(name string) int {
 		}
 		return helperOK
 	case "commit":
+		if ms, _ := strconv.Atoi(os.Getenv("GITOPS_DELAY_MS")); ms > 0 {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
 		const path = ".claude/sonmat/journal.md"
 		line := fmt.Sprintf("- entry from process %s\n", id)
 		res, err := r.CommitPaths(ctx, CommitRequest{

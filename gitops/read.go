@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // EmptyTree is git's well-known empty tree object.
@@ -231,18 +232,20 @@ func (r *Repo) ReadFiles(ctx context.Context, commit string, paths []string) (ma
 	if commit == "" {
 		return map[string][]byte{}, nil
 	}
-	if repo := r.gogit(); repo != nil {
-		if m, err := readFilesGoGit(repo, commit, paths); err == nil {
+	if st := r.objects(); st != nil {
+		if m, err := readFilesGoGit(st, commit, paths); err == nil {
 			return m, nil
 		}
 	}
 	return r.readFilesPlumbing(ctx, commit, paths)
 }
 
-func readFilesGoGit(repo interface {
-	CommitObject(plumbing.Hash) (*object.Commit, error)
-}, commit string, paths []string) (map[string][]byte, error) {
-	c, err := repo.CommitObject(plumbing.NewHash(commit))
+func readFilesGoGit(st storer.EncodedObjectStorer, commit string, paths []string) (map[string][]byte, error) {
+	if !plumbing.IsHash(commit) {
+		return nil, fmt.Errorf("not an object id: %q", commit)
+	}
+	h := plumbing.NewHash(commit)
+	c, err := object.GetCommit(st, h)
 	if err != nil {
 		return nil, err
 	}

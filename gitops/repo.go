@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is a discovered repository with a work tree.
@@ -21,8 +23,8 @@ type Repo struct {
 	// CommonDir holds refs, objects and scribe's runtime state.
 	CommonDir string
 
-	goOnce sync.Once
-	goRepo *gogit.Repository // nil when go-git cannot open the repository
+	goOnce  sync.Once
+	goStore *filesystem.Storage // nil when go-git cannot read the object store
 }
 
 // Discover finds the repository containing dir the way git does (any
@@ -62,17 +64,19 @@ func (r *Repo) gitIn(ctx context.Context, o runOpts, args ...string) ([]byte, er
 // ScribeDir is the runtime directory under the common git dir; never committed.
 func (r *Repo) ScribeDir() string { return filepath.Join(r.CommonDir, "scribe") }
 
-// gogit opens the repository with go-git once; nil when go-git refuses it
-// (extensions.worktreeConfig, index.skipHash, …), in which case callers fall
-// back to plumbing.
-func (r *Repo) gogit() *gogit.Repository {
+// objects opens the object store with go-git once. Only go-git's storage
+// and object packages are used: its top-level package pulls in its network
+// transports, and its repository checks refuse repositories git handles
+// (extensions.worktreeConfig, index.skipHash) — object reads need neither.
+// Nil means callers fall back to plumbing.
+func (r *Repo) objects() *filesystem.Storage {
 	r.goOnce.Do(func() {
-		repo, err := gogit.PlainOpenWithOptions(r.WorkTree, &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
-		if err == nil {
-			r.goRepo = repo
+		if fi, err := os.Stat(filepath.Join(r.CommonDir, "objects")); err != nil || !fi.IsDir() {
+			return
 		}
+		r.goStore = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
 	})
-	return r.goRepo
+	return r.goStore
 }
 
 // Head describes what HEAD points at.
