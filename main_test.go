@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,6 +95,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"snapshot":  cmdSnapshot,
 			"unchanged": cmdUnchanged,
+			"exits":     cmdExits,
+			"jsonfield": cmdJSONField,
 		},
 	})
 }
@@ -132,6 +137,82 @@ func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Logf("now:\n%s", now)
 		ts.Fatalf("user work changed since snapshot %s", args[0])
 	}
+}
+
+// cmdExits runs a program like exec and checks its exact exit status, which
+// `! exec` cannot (SPEC §3: 1 findings/refused, 2 usage or environment):
+//
+//	exits N program [args...]
+//
+// stdout and stderr are kept for the following stdout/stderr checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N program [args...]")
+	}
+	var want int
+	if _, err := fmt.Sscanf(args[0], "%d", &want); err != nil {
+		ts.Fatalf("exits: bad status %q", args[0])
+	}
+	err := ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exits: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdJSONField parses the previous command's stdout as one JSON value
+// (failing on anything else, trailing garbage included) and replaces stdout
+// with the value at a dot-separated path: strings raw, anything else as JSON.
+// "." selects the whole document.
+//
+//	jsonfield hookSpecificOutput.additionalContext
+//	stdout 'Bridge Note'
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: jsonfield PATH")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		ts.Fatalf("stdout has data after the JSON value")
+	}
+	if args[0] != "." {
+		for _, key := range strings.Split(args[0], ".") {
+			switch x := v.(type) {
+			case map[string]any:
+				var ok bool
+				if v, ok = x[key]; !ok {
+					ts.Fatalf("JSON has no field %q (path %s)", key, args[0])
+				}
+			case []any:
+				var i int
+				if _, err := fmt.Sscanf(key, "%d", &i); err != nil || i < 0 || i >= len(x) {
+					ts.Fatalf("JSON array has no element %q (path %s)", key, args[0])
+				}
+				v = x[i]
+			default:
+				ts.Fatalf("JSON path %s: %q is not inside an object or array", args[0], key)
+			}
+		}
+	}
+	if str, ok := v.(string); ok {
+		fmt.Fprint(ts.Stdout(), str)
+		return
+	}
+	out, err := json.MarshalIndent(v, "", "  ")
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "%s\n", out)
 }
 
 func snapPath(ts *testscript.TestScript, name string) string {

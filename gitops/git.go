@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Sentinel errors at the package boundary.
@@ -43,6 +44,10 @@ func (e *GitError) Error() string {
 
 func (e *GitError) Unwrap() error { return e.Err }
 
+// traceGit prints every git invocation with its duration to stderr when
+// GIT_SCRIBE_TRACE is set: the tool for finding where a command's time goes.
+var traceGit = os.Getenv("GIT_SCRIBE_TRACE") != ""
+
 // runOpts tweaks one git invocation.
 type runOpts struct {
 	stdin []byte
@@ -61,6 +66,12 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
+	if traceGit {
+		start := time.Now()
+		defer func() {
+			fmt.Fprintf(os.Stderr, "git-scribe trace: %6.1f ms git %s\n", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "))
+		}()
+	}
 	if err := cmd.Run(); err != nil {
 		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
 	}

@@ -76,8 +76,33 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // its expiry is taken over only by CAS from its exact old value; a dead pid is
 // not treated as proof (pids are reused, hosts are shared).
 func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Lock, error) {
-	if !lockNameRE.MatchString(name) {
-		return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", name)
+	locks, err := r.AcquireAll(ctx, []string{name}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return locks[0], nil
+}
+
+// AcquireAll takes several locks all-or-nothing in one `update-ref --stdin`
+// transaction per attempt: free locks by create, expired ones by CAS from
+// their exact old value. A process never holds part of a set while waiting,
+// so two callers cannot deadlock.
+func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions) ([]*Lock, error) {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	uniq := names[:0]
+	for i, n := range names {
+		if i > 0 && names[i-1] == n {
+			continue
+		}
+		if !lockNameRE.MatchString(n) {
+			return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", n)
+		}
+		uniq = append(uniq, n)
+	}
+	names = uniq
+	if len(names) == 0 {
+		return nil, nil
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
@@ -94,26 +119,57 @@ func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Loc
 	body, _ := json.Marshal(h)
 	out, err := r.gitIn(ctx, runOpts{stdin: body}, "hash-object", "-w", "--stdin")
 	if err != nil {
-		return nil, fmt.Errorf("write lock holder for %s: %w", name, err)
+		return nil, fmt.Errorf("write lock holder for %s: %w", strings.Join(names, ", "), err)
 	}
 	oid := strings.TrimSpace(string(out))
-	ref := LockRefPrefix + name
+	held := func() []*Lock {
+		ls := make([]*Lock, len(names))
+		for i, n := range names {
+			ls[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: oid, Owner: h}
+		}
+		return ls
+	}
+	var create strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&create, "create %s%s %s\n", LockRefPrefix, n, oid)
+	}
 	deadline := time.Now().Add(opts.Timeout)
 	delay := 2 * time.Millisecond
 	for {
-		// create-CAS: the zero old value means "must not exist".
-		_, err := r.gitIn(ctx, runOpts{stdin: []byte("create " + ref + " " + oid + "\n")}, "update-ref", "--stdin")
-		if err == nil {
-			return &Lock{repo: r, Name: name, Ref: ref, OID: oid, Owner: h}, nil
+		if _, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin"); err == nil {
+			return held(), nil
 		}
-		cur, holder, rerr := r.readLock(ctx, ref)
-		if rerr == nil && cur != "" && holder != nil && time.Now().After(holder.Expires) {
-			if _, err := r.Git(ctx, "update-ref", ref, oid, cur); err == nil {
-				return &Lock{repo: r, Name: name, Ref: ref, OID: oid, Owner: h}, nil
+		// Someone holds at least one: take over what has expired, all in one
+		// transaction with the free ones, or wait.
+		var tx strings.Builder
+		var blocker *LockedError
+		for _, n := range names {
+			ref := LockRefPrefix + n
+			cur, holder, err := r.readLock(ctx, ref)
+			switch {
+			case err != nil:
+				blocker = &LockedError{Name: n}
+			case cur == "":
+				fmt.Fprintf(&tx, "create %s %s\n", ref, oid)
+			case holder != nil && time.Now().After(holder.Expires):
+				fmt.Fprintf(&tx, "update %s %s %s\n", ref, oid, cur)
+			default:
+				blocker = &LockedError{Name: n, Holder: holder}
+			}
+			if blocker != nil {
+				break
+			}
+		}
+		if blocker == nil {
+			if _, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin"); err == nil {
+				return held(), nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return nil, &LockedError{Name: name, Holder: holder}
+			if blocker == nil {
+				blocker = &LockedError{Name: strings.Join(names, ", ")}
+			}
+			return nil, blocker
 		}
 		select {
 		case <-ctx.Done():
@@ -195,26 +251,34 @@ func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
 	return locks, nil
 }
 
-// WithLocks runs fn holding the named locks, taken in sorted order so two
-// callers never deadlock.
+// WithLocks runs fn holding the named locks (taken all-or-nothing) and
+// releases them in one transaction afterwards.
 func (r *Repo) WithLocks(ctx context.Context, names []string, opts LockOptions, fn func() error) error {
-	sorted := append([]string(nil), names...)
-	sort.Strings(sorted)
-	var held []*Lock
-	defer func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			held[i].Release(ctx)
-		}
-	}()
-	for i, n := range sorted {
-		if i > 0 && sorted[i-1] == n {
-			continue
-		}
-		l, err := r.Acquire(ctx, n, opts)
-		if err != nil {
-			return err
-		}
-		held = append(held, l)
+	held, err := r.AcquireAll(ctx, names, opts)
+	if err != nil {
+		return err
 	}
+	defer r.releaseAll(ctx, held)
 	return fn()
+}
+
+// releaseAll CAS-deletes every lock in one transaction; when that fails (one
+// was taken over after expiring) each is released on its own.
+func (r *Repo) releaseAll(ctx context.Context, held []*Lock) {
+	if len(held) == 0 {
+		return
+	}
+	if ctx.Err() != nil {
+		ctx = context.Background()
+	}
+	var tx strings.Builder
+	for _, l := range held {
+		fmt.Fprintf(&tx, "delete %s %s\n", l.Ref, l.OID)
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin"); err == nil {
+		return
+	}
+	for _, l := range held {
+		l.Release(ctx)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -78,51 +79,63 @@ func (c Changes) Files() []string {
 // commit); an empty head means HEAD (unborn: nothing committed).
 func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []string) (Changes, error) {
 	c := Changes{Base: base, Head: head}
-	if c.Head != "" {
-		if c.Base == "" {
-			out, err := r.Git(ctx, "rev-parse", "-q", "--verify", c.Head+"^1")
-			if err == nil {
-				c.Base = strings.TrimSpace(string(out))
-			} else {
-				c.Base = EmptyTree
+	if c.Head != "" && c.Base == "" {
+		out, err := r.Git(ctx, "rev-parse", "-q", "--verify", c.Head+"^1")
+		if err == nil {
+			c.Base = strings.TrimSpace(string(out))
+		} else {
+			c.Base = EmptyTree
+		}
+	}
+	// The reads are independent git processes: run them side by side. The
+	// work-tree scans (unstaged diff, untracked listing) dominate on large
+	// repositories.
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	run := func(i int, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	stagedAgainst := c.Head
+	if c.Head == "" {
+		stagedAgainst = EmptyTree
+	}
+	if c.Head != "" && c.Base != c.Head {
+		run(0, func() (err error) {
+			if c.Base == EmptyTree {
+				out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%s", c.Head)
+				if err != nil {
+					return fmt.Errorf("read %s: %w", c.Head, err)
+				}
+				if sha, s, ok := strings.Cut(strings.TrimSpace(string(out)), "\x00"); ok {
+					c.Commits = []Commit{{SHA: sha, Subject: s}}
+				}
+				return nil
+			}
+			c.Commits, err = r.CommitsBetween(ctx, c.Base, c.Head)
+			return err
+		})
+		run(1, func() (err error) { c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); return err })
+	}
+	run(2, func() (err error) { c.Staged, err = r.diff(ctx, exclude, "--cached", stagedAgainst); return err })
+	run(3, func() (err error) { c.Unstaged, err = r.diff(ctx, exclude); return err })
+	run(4, func() error {
+		out, err := r.Git(ctx, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excludeSpecs(exclude)...)...)
+		if err != nil {
+			return fmt.Errorf("list untracked files: %w", err)
+		}
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				c.Untracked = append(c.Untracked, p)
 			}
 		}
-		var err error
-		if c.Base != EmptyTree {
-			if c.Commits, err = r.CommitsBetween(ctx, c.Base, c.Head); err != nil {
-				return c, err
-			}
-		} else if subj, err := r.Git(ctx, "log", "-1", "--format=%H%x00%s", c.Head); err == nil {
-			if sha, s, ok := strings.Cut(strings.TrimSpace(string(subj)), "\x00"); ok {
-				c.Commits = []Commit{{SHA: sha, Subject: s}}
-			}
-		}
-		if c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); err != nil {
-			return c, err
-		}
-		if c.Staged, err = r.diff(ctx, exclude, "--cached", c.Head); err != nil {
-			return c, err
-		}
-	} else {
-		var err error
-		if c.Staged, err = r.diff(ctx, exclude, "--cached", EmptyTree); err != nil {
-			return c, err
-		}
-	}
-	var err error
-	if c.Unstaged, err = r.diff(ctx, exclude); err != nil {
-		return c, err
-	}
-	out, err := r.Git(ctx, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excludeSpecs(exclude)...)...)
-	if err != nil {
-		return c, fmt.Errorf("list untracked files: %w", err)
-	}
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			c.Untracked = append(c.Untracked, p)
-		}
-	}
-	return c, nil
+		return nil
+	})
+	wg.Wait()
+	return c, errors.Join(errs...)
 }
 
 func excludeSpecs(exclude []string) []string {

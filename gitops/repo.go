@@ -87,16 +87,18 @@ type Head struct {
 	Commit string
 }
 
-// Head resolves HEAD with one git call.
+// Head resolves HEAD: the branch from the HEAD file itself (as git reads
+// it), the commit with one git call.
 func (r *Repo) Head(ctx context.Context) (Head, error) {
 	var h Head
-	out, err := r.Git(ctx, "symbolic-ref", "-q", "HEAD")
-	if err == nil {
-		h.Ref = strings.TrimSpace(string(out))
-	} else if exitCode(err) != 1 {
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	if err != nil {
 		return h, fmt.Errorf("read HEAD: %w", err)
 	}
-	out, err = r.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
+		h.Ref = ref
+	}
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err == nil {
 		h.Commit = strings.TrimSpace(string(out))
 	} else if exitCode(err) != 1 {

@@ -54,6 +54,8 @@ type Plan struct {
 	// OnlyUncovered skips the journal entry when the journal already names
 	// every commit (plans built from post-commit records).
 	OnlyUncovered bool `json:"only_uncovered,omitempty"`
+
+	lastFingerprint string // of the newest scribe commit, read while planning
 }
 
 // WrapReport is what wrap did, for people and for --json.
@@ -112,9 +114,8 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 	if len(plan.Modes) > 0 {
 		// Re-running after success changes nothing: no new commits since the
 		// last scribe commit, and the same uncommitted state and inputs.
-		if last, ok, _ := v.Repo.LastScribeCommit(ctx, plan.Head); ok && len(plan.Commits) == 0 &&
-			last.Trailers["Scribe-Fingerprint"] == plan.Fingerprint && plan.Fingerprint != "" {
-			rep.Status, rep.Reason = "nothing", "already wrapped: the last scribe commit "+shortSHA(last.SHA)+" recorded exactly these changes"
+		if len(plan.Commits) == 0 && plan.Fingerprint != "" && plan.lastFingerprint == plan.Fingerprint {
+			rep.Status, rep.Reason = "nothing", "already wrapped: the last scribe commit recorded exactly these changes"
 			plan.Modes = nil
 		} else {
 			plans = append(plans, plan)
@@ -204,6 +205,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 			return p, nil, err
 		} else if ok {
 			base = last.SHA
+			p.lastFingerprint = last.Trailers["Scribe-Fingerprint"]
 		}
 		if ch, err = v.Repo.ReadChanges(ctx, base, head.Commit, v.ownPaths()); err != nil {
 			return p, nil, err

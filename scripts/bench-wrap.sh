@@ -9,14 +9,14 @@ commits=${2:-5000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/bin/git-scribe" "$root"
+(cd "$root" && go build -o "$work/bin/git-scribe" . && go build -o "$work/bin/genrepo" ./scripts/genrepo)
 export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
 git config --global user.email bench@example.com
 git config --global user.name Bench
 repo="$work/repo"
 git init -q -b main "$repo"
 cd "$repo"
-go run "$root/scripts/genrepo" -files "$files" -commits "$commits" | git fast-import --quiet
+genrepo -files "$files" -commits "$commits" | git fast-import --quiet
 git reset -q --hard main
 git scribe wrap --mode journal --hint warmup >/dev/null
 change='n=$(date +%s%N); for f in src/d001/f00001.txt src/d002/f00002.txt src/d003/f00003.txt; do echo "$n" >> $f; done'

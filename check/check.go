@@ -1,0 +1,273 @@
+package check
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// Severity is how much a finding matters: an error fails the check, a
+// warning and a note do not.
+type Severity string
+
+// Severities, most severe first.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityNote    Severity = "note"
+)
+
+// Finding is one hygiene problem.
+type Finding struct {
+	// RuleID is the stable id of the rule that found it, e.g. "SCR001".
+	RuleID   string   `json:"rule_id"`
+	Severity Severity `json:"severity"`
+	// File is the repo-relative, slash-separated path the finding is about;
+	// empty when it concerns no file (a lock ref, the write queue).
+	File string `json:"file,omitempty"`
+	// Line is 1-based; 0 when the finding is about the file as a whole.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+	// Fix says what to do about it.
+	Fix string `json:"fix"`
+	// Commit is the commit the finding names, for rules that check history.
+	Commit string `json:"commit,omitempty"`
+}
+
+// Rule is one hygiene rule. Adding a rule is one file holding a type that
+// implements Rule, plus its line in [Rules].
+type Rule interface {
+	// ID is the stable identifier, "SCR" and three digits.
+	ID() string
+	// Name is a short kebab-case name, e.g. "journal-append-only".
+	Name() string
+	// Describe is one sentence saying what the rule verifies.
+	Describe() string
+	// Severity is the most severe level the rule reports.
+	Severity() Severity
+	// Check runs the rule. An error means the rule could not run (git
+	// failed, a file was unreadable); problems it finds are findings.
+	Check(ctx context.Context, in *Input) ([]Finding, error)
+}
+
+// meta carries the descriptive half of a Rule; rule types embed it.
+type meta struct {
+	id, name, describe string
+	severity           Severity
+}
+
+func (m meta) ID() string         { return m.id }
+func (m meta) Name() string       { return m.name }
+func (m meta) Describe() string   { return m.describe }
+func (m meta) Severity() Severity { return m.severity }
+
+// Input is what every rule reads: the repository, the effective
+// configuration and the range of history to verify. It caches working-tree
+// reads and is safe for concurrent use by rules.
+type Input struct {
+	Repo   *gitops.Repo
+	Config config.Config
+	// Head is the commit HEAD resolves to; empty on an unborn branch.
+	Head string
+	// Since, when set, limits history rules to commits after it
+	// (Since..Head); empty means all of HEAD's history.
+	Since string
+
+	mu    sync.Mutex
+	files map[string]worktreeFile
+}
+
+type worktreeFile struct {
+	data []byte
+	ok   bool
+	err  error
+}
+
+// NewInput prepares a check of repo: it resolves HEAD and, when since is
+// not empty, the --since revision (an unknown revision is an error naming it).
+func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string) (*Input, error) {
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Repo: repo, Config: cfg, Head: head.Commit}
+	if since != "" {
+		c, err := repo.ResolveCommit(ctx, since)
+		if err != nil {
+			return nil, fmt.Errorf("--since %s: %w", since, err)
+		}
+		in.Since = c
+	}
+	return in, nil
+}
+
+// RevRange is the argument naming the history to verify for git log, or ""
+// when there is no history (unborn HEAD).
+func (in *Input) RevRange() string {
+	switch {
+	case in.Head == "":
+		return ""
+	case in.Since != "":
+		return in.Since + ".." + in.Head
+	}
+	return in.Head
+}
+
+// ReadFile reads a repo-relative file from the working tree; ok is false
+// when it does not exist. A path leading out of the repository through a
+// symlink is an error. Reads are cached for the run.
+func (in *Input) ReadFile(rel string) (data []byte, ok bool, err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if f, hit := in.files[rel]; hit {
+		return f.data, f.ok, f.err
+	}
+	f := in.readFile(rel)
+	if in.files == nil {
+		in.files = map[string]worktreeFile{}
+	}
+	in.files[rel] = f
+	return f.data, f.ok, f.err
+}
+
+func (in *Input) readFile(rel string) worktreeFile {
+	abs, err := in.Repo.Abs(rel)
+	if err != nil {
+		return worktreeFile{err: fmt.Errorf("read %s: %w", rel, err)}
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return worktreeFile{}
+	}
+	if err == nil && fi.IsDir() {
+		return worktreeFile{err: fmt.Errorf("read %s: it is a directory, not a file", rel)}
+	}
+	data, err := os.ReadFile(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return worktreeFile{}
+	}
+	if err != nil {
+		return worktreeFile{err: fmt.Errorf("read %s: %w", rel, err)}
+	}
+	return worktreeFile{data: data, ok: true}
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notes    int `json:"notes"`
+}
+
+// Report is the result of a check run. Its JSON form is the stable schema of
+// `git scribe check --format json`:
+//
+//	{"findings": [{"rule_id", "severity", "file", "line", "message", "fix", "commit"}…],
+//	 "summary": {"errors", "warnings", "notes"}}
+//
+// "file", "line" and "commit" are left out when they do not apply.
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Summary  Summary   `json:"summary"`
+}
+
+// Failed reports whether any finding is an error.
+func (r Report) Failed() bool { return r.Summary.Errors > 0 }
+
+// Select returns the rules whose id (or name) is in ids, in list order; an
+// empty ids selects all of them. An unknown id is an error listing the known
+// ones.
+func Select(rules []Rule, ids []string) ([]Rule, error) {
+	if len(ids) == 0 {
+		return rules, nil
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		for _, part := range strings.Split(id, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				want[strings.ToUpper(part)] = true
+			}
+		}
+	}
+	var out []Rule
+	for _, r := range rules {
+		if want[strings.ToUpper(r.ID())] || want[strings.ToUpper(r.Name())] {
+			out = append(out, r)
+			delete(want, strings.ToUpper(r.ID()))
+			delete(want, strings.ToUpper(r.Name()))
+		}
+	}
+	if len(want) > 0 {
+		unknown := make([]string, 0, len(want))
+		for id := range want {
+			unknown = append(unknown, id)
+		}
+		slices.Sort(unknown)
+		known := make([]string, len(rules))
+		for i, r := range rules {
+			known[i] = r.ID()
+		}
+		return nil, fmt.Errorf("unknown rule %s; known rules: %s", strings.Join(unknown, ", "), strings.Join(known, ", "))
+	}
+	return out, nil
+}
+
+// Run runs rules concurrently and returns their findings sorted by file,
+// line and rule. The first rule that cannot run makes Run fail, naming it.
+func Run(ctx context.Context, in *Input, rules []Rule) (Report, error) {
+	results := make([][]Finding, len(rules))
+	errs := make([]error, len(rules))
+	var wg sync.WaitGroup
+	for i, r := range rules {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found, err := r.Check(ctx, in)
+			if err != nil {
+				errs[i] = fmt.Errorf("rule %s (%s): %w", r.ID(), r.Name(), err)
+				return
+			}
+			for j := range found {
+				if found[j].RuleID == "" {
+					found[j].RuleID = r.ID()
+				}
+				if found[j].Severity == "" {
+					found[j].Severity = r.Severity()
+				}
+			}
+			results[i] = found
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Report{}, err
+	}
+	rep := Report{Findings: []Finding{}}
+	for _, found := range results {
+		rep.Findings = append(rep.Findings, found...)
+	}
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.RuleID, b.RuleID), cmp.Compare(a.Message, b.Message))
+	})
+	for _, f := range rep.Findings {
+		switch f.Severity {
+		case SeverityError:
+			rep.Summary.Errors++
+		case SeverityWarning:
+			rep.Summary.Warnings++
+		default:
+			rep.Summary.Notes++
+		}
+	}
+	return rep, nil
+}

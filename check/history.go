@@ -1,0 +1,295 @@
+package check
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"strconv"
+	"strings"
+)
+
+// logSafety are git log options that keep user configuration (signatures,
+// colour, rename detection, external diff drivers) out of output scribe parses.
+var logSafety = []string{"--no-color", "--no-show-signature", "--no-renames", "--no-ext-diff", "--no-textconv"}
+
+// change is one path's change in one commit against one of its parents:
+// the blob ids before and after (an all-zero id when the path is absent).
+type change struct{ Old, New string }
+
+// rawCommit is one commit's changes to the watched paths against one
+// parent. A merge appears once per parent it differs from.
+type rawCommit struct {
+	SHA     string
+	Parents []string
+	Changes map[string]change
+}
+
+// isZeroID reports whether id is git's null object id.
+func isZeroID(id string) bool { return strings.Trim(id, "0") == "" }
+
+// logRaw lists the commits in revRange that changed any of paths, newest
+// first, with the blob ids of each change: one `git log --raw` process, no
+// blob read. Merges are compared with each parent (-m) and side branches are
+// walked (--full-history), so an entry dropped anywhere is seen.
+func logRaw(ctx context.Context, in *Input, revRange string, paths []string) ([]rawCommit, error) {
+	args := append([]string{"log", "-z", "-m", "--raw", "--no-abbrev", "--full-history"}, logSafety...)
+	args = append(args, "--format=%x1e%H %P", revRange, "--")
+	args = append(args, paths...)
+	out, err := in.Repo.Git(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", strings.Join(paths, ", "), err)
+	}
+	return parseRawLog(string(out))
+}
+
+// parseRawLog parses `git log -z -m --raw --format=%x1e%H %P` output.
+func parseRawLog(out string) ([]rawCommit, error) {
+	var commits []rawCommit
+	for _, rec := range strings.Split(out, "\x1e") {
+		if rec == "" {
+			continue
+		}
+		header, rest, _ := strings.Cut(rec, "\x00")
+		ids := strings.Fields(header)
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("parse git log output: record without a commit id: %q", shorten(rec, 80))
+		}
+		c := rawCommit{SHA: ids[0], Parents: ids[1:], Changes: map[string]change{}}
+		tok := strings.Split(strings.TrimLeft(rest, "\n"), "\x00")
+		for i := 0; i+1 < len(tok); i += 2 {
+			meta := tok[i]
+			if !strings.HasPrefix(meta, ":") {
+				break
+			}
+			// :oldmode newmode oldid newid status
+			f := strings.Fields(meta[1:])
+			if len(f) != 5 {
+				return nil, fmt.Errorf("parse git log output: bad raw record %q", meta)
+			}
+			c.Changes[tok[i+1]] = change{Old: f[2], New: f[3]}
+		}
+		commits = append(commits, c)
+	}
+	return commits, nil
+}
+
+// patchCommit is one commit of `git log -p` limited to a single path.
+type patchCommit struct {
+	SHA     string
+	Parents []string
+	Message string
+	// OldAbsent and NewAbsent say the path did not exist before or after.
+	OldAbsent, NewAbsent bool
+	Hunks                []hunk
+}
+
+// hunk is one hunk of a unified diff. Lines keep their ' ', '-', '+' or
+// '\' prefix and lose their "\n".
+type hunk struct {
+	OldStart, NewStart int
+	Lines              []string
+}
+
+const patchMarker = "\x00\x1eSCRIBE-COMMIT "
+
+// logPatch runs one `git log -p` over a single path with the given amount of
+// context and extra options (e.g. --grep), oldest-first order not implied.
+func logPatch(ctx context.Context, in *Input, path string, context int, extra ...string) ([]patchCommit, error) {
+	rng := in.RevRange()
+	if rng == "" {
+		return nil, nil
+	}
+	args := append([]string{"log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(context)}, logSafety...)
+	args = append(args, "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%x1eSCRIBE-COMMIT %H %P%x00%B%x00")
+	args = append(args, extra...)
+	args = append(args, rng, "--", path)
+	out, err := in.Repo.Git(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the history of %s: %w", path, err)
+	}
+	return parsePatchLog(string(out))
+}
+
+// parsePatchLog parses the output of logPatch.
+func parsePatchLog(out string) ([]patchCommit, error) {
+	var commits []patchCommit
+	for _, rec := range strings.Split(out, patchMarker) {
+		if rec == "" {
+			continue
+		}
+		header, rest, ok := strings.Cut(rec, "\x00")
+		if !ok {
+			return nil, fmt.Errorf("parse git log output: truncated record %q", shorten(rec, 80))
+		}
+		ids := strings.Fields(header)
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("parse git log output: record without a commit id")
+		}
+		msg, patch, _ := strings.Cut(rest, "\x00")
+		c := patchCommit{SHA: ids[0], Parents: ids[1:], Message: msg}
+		if err := c.parsePatch(patch); err != nil {
+			return nil, fmt.Errorf("parse the diff of %s: %w", ids[0], err)
+		}
+		commits = append(commits, c)
+	}
+	return commits, nil
+}
+
+func (c *patchCommit) parsePatch(patch string) error {
+	lines := strings.Split(patch, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "--- "):
+			c.OldAbsent = l == "--- /dev/null"
+		case strings.HasPrefix(l, "+++ "):
+			c.NewAbsent = l == "+++ /dev/null"
+		case strings.HasPrefix(l, "@@ "):
+			h, oldN, newN, err := parseHunkHeader(l)
+			if err != nil {
+				return err
+			}
+			for i+1 < len(lines) && (oldN > 0 || newN > 0 || strings.HasPrefix(lines[i+1], `\`)) {
+				i++
+				body := lines[i]
+				if body == "" { // an empty context line lost its space to an editor
+					body = " "
+				}
+				switch body[0] {
+				case ' ':
+					oldN--
+					newN--
+				case '-':
+					oldN--
+				case '+':
+					newN--
+				case '\\':
+				default:
+					return fmt.Errorf("unexpected diff line %q", shorten(body, 80))
+				}
+				h.Lines = append(h.Lines, body)
+			}
+			c.Hunks = append(c.Hunks, h)
+		}
+	}
+	return nil
+}
+
+// parseHunkHeader reads "@@ -a[,b] +c[,d] @@…".
+func parseHunkHeader(l string) (h hunk, oldN, newN int, err error) {
+	f := strings.Fields(l)
+	if len(f) < 3 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return h, 0, 0, fmt.Errorf("bad hunk header %q", l)
+	}
+	rng := func(s string) (start, n int, err error) {
+		a, b, ok := strings.Cut(s, ",")
+		n = 1
+		if ok {
+			if n, err = strconv.Atoi(b); err != nil {
+				return 0, 0, err
+			}
+		}
+		start, err = strconv.Atoi(a)
+		return start, n, err
+	}
+	var e1, e2 error
+	h.OldStart, oldN, e1 = rng(f[1][1:])
+	h.NewStart, newN, e2 = rng(f[2][1:])
+	if e1 != nil || e2 != nil {
+		return h, 0, 0, fmt.Errorf("bad hunk header %q", l)
+	}
+	return h, oldN, newN, nil
+}
+
+// sides rebuilds the old and new file texts from a whole-file hunk list
+// (a patch made with context larger than the file).
+func (c patchCommit) sides() (oldText, newText string) {
+	var o, n strings.Builder
+	for _, h := range c.Hunks {
+		var last *strings.Builder // the side(s) the previous line went to
+		var both bool
+		for _, l := range h.Lines {
+			text := l[1:]
+			switch l[0] {
+			case ' ':
+				o.WriteString(text + "\n")
+				n.WriteString(text + "\n")
+				last, both = &o, true
+			case '-':
+				o.WriteString(text + "\n")
+				last, both = &o, false
+			case '+':
+				n.WriteString(text + "\n")
+				last, both = &n, false
+			case '\\': // "\ No newline at end of file": drop the "\n" just written
+				if last != nil {
+					trimLastNewline(last)
+					if both {
+						trimLastNewline(&n)
+					}
+				}
+			}
+		}
+	}
+	return o.String(), n.String()
+}
+
+func trimLastNewline(b *strings.Builder) {
+	s := b.String()
+	if strings.HasSuffix(s, "\n") {
+		b.Reset()
+		b.WriteString(s[:len(s)-1])
+	}
+}
+
+// blobID computes git's object id for a blob with this content, in the
+// repository's hash (hexLen 40: SHA-1, 64: SHA-256).
+func blobID(content string, hexLen int) string {
+	var h hash.Hash
+	if hexLen == 64 {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
+	h.Write([]byte(content))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// commitSubjects reads the subjects of commits with one git process.
+func commitSubjects(ctx context.Context, in *Input, shas []string) map[string]string {
+	subjects := map[string]string{}
+	if len(shas) == 0 {
+		return subjects
+	}
+	args := append([]string{"show", "-s", "--no-walk=unsorted", "--no-show-signature", "--format=%H%x00%s"}, shas...)
+	out, err := in.Repo.Git(ctx, args...)
+	if err != nil {
+		return subjects // subjects only decorate messages
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if sha, subj, ok := strings.Cut(line, "\x00"); ok {
+			subjects[sha] = subj
+		}
+	}
+	return subjects
+}
+
+// shorten cuts s to at most n bytes for an error message.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// short abbreviates a commit id for messages.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
