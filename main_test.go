@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,8 +114,9 @@ func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: snapshot NAME")
 	}
 	snap := userWork(ts)
-	ts.Check(os.MkdirAll(filepath.Join(ts.Getenv("WORK"), ".snapshots"), 0o755))
-	ts.Check(os.WriteFile(snapPath(ts, args[0]), []byte(snap), 0o644))
+	path := snapPath(ts, args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(path), 0o755))
+	ts.Check(os.WriteFile(path, []byte(snap), 0o644))
 }
 
 // cmdUnchanged compares the user's work now with snapshot NAME:
@@ -149,11 +151,11 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits N program [args...]")
 	}
-	var want int
-	if _, err := fmt.Sscanf(args[0], "%d", &want); err != nil {
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
 		ts.Fatalf("exits: bad status %q", args[0])
 	}
-	err := ts.Exec(args[1], args[2:]...)
+	err = ts.Exec(args[1], args[2:]...)
 	got := 0
 	if err != nil {
 		var ee *exec.ExitError
@@ -169,14 +171,16 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdJSONField parses the previous command's stdout as one JSON value
 // (failing on anything else, trailing garbage included) and replaces stdout
-// with the value at a dot-separated path: strings raw, anything else as JSON.
-// "." selects the whole document.
+// with the value at a dot-separated path of object keys and array indexes:
+// strings raw, anything else as indented JSON. "." selects the whole
+// document. With !, the path must not exist (stdout must still be JSON).
 //
 //	jsonfield hookSpecificOutput.additionalContext
 //	stdout 'Bridge Note'
+//	! jsonfield queue.0
 func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: jsonfield PATH")
+	if len(args) != 1 {
+		ts.Fatalf("usage: [!] jsonfield PATH")
 	}
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
 	dec.UseNumber()
@@ -187,26 +191,16 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	if _, err := dec.Token(); err != io.EOF {
 		ts.Fatalf("stdout has data after the JSON value")
 	}
-	if args[0] != "." {
-		for _, key := range strings.Split(args[0], ".") {
-			switch x := v.(type) {
-			case map[string]any:
-				var ok bool
-				if v, ok = x[key]; !ok {
-					ts.Fatalf("JSON has no field %q (path %s)", key, args[0])
-				}
-			case []any:
-				var i int
-				if _, err := fmt.Sscanf(key, "%d", &i); err != nil || i < 0 || i >= len(x) {
-					ts.Fatalf("JSON array has no element %q (path %s)", key, args[0])
-				}
-				v = x[i]
-			default:
-				ts.Fatalf("JSON path %s: %q is not inside an object or array", args[0], key)
-			}
-		}
+	v, ok := jsonLookup(v, args[0])
+	switch {
+	case !ok && neg:
+		return
+	case !ok:
+		ts.Fatalf("JSON has nothing at %s", args[0])
+	case neg:
+		ts.Fatalf("JSON unexpectedly has a value at %s", args[0])
 	}
-	if str, ok := v.(string); ok {
+	if str, isStr := v.(string); isStr {
 		fmt.Fprint(ts.Stdout(), str)
 		return
 	}
@@ -215,21 +209,48 @@ func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintf(ts.Stdout(), "%s\n", out)
 }
 
+func jsonLookup(v any, path string) (any, bool) {
+	if path == "." {
+		return v, true
+	}
+	for _, key := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[key]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// snapPath keeps snapshots outside every repository the script builds.
 func snapPath(ts *testscript.TestScript, name string) string {
-	return filepath.Join(filepath.Join(ts.Getenv("WORK"), ".snapshots"), name)
+	return filepath.Join(ts.Getenv("WORK"), ".snapshots", name)
 }
 
 func userWork(ts *testscript.TestScript) string {
+	// Everything runs from the top level so that the snapshot does not
+	// depend on the directory the script is in.
+	top := strings.TrimSpace(runGit(ts, ts.MkAbs("."), "rev-parse", "--show-toplevel"))
 	var b strings.Builder
 	section := func(name string, out string) {
 		fmt.Fprintf(&b, "=== %s\n%s", name, out)
 	}
-	section("status --porcelain=v2", runGit(ts, "status", "--porcelain=v2", "--untracked-files=all"))
-	section("diff --cached", runGit(ts, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff"))
-	section("diff", runGit(ts, "diff", "--binary", "--no-color", "--no-ext-diff"))
-	top := strings.TrimSpace(runGit(ts, "rev-parse", "--show-toplevel"))
+	section("status --porcelain=v2", runGit(ts, top, "status", "--porcelain=v2", "--untracked-files=all"))
+	section("diff --cached", runGit(ts, top, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff"))
+	section("diff", runGit(ts, top, "diff", "--binary", "--no-color", "--no-ext-diff"))
 	untracked := strings.Split(strings.TrimSuffix(
-		runGit(ts, "ls-files", "-z", "--others", "--exclude-standard", "--full-name", ":/"), "\x00"), "\x00")
+		runGit(ts, top, "ls-files", "-z", "--others", "--exclude-standard"), "\x00"), "\x00")
 	sort.Strings(untracked)
 	for _, p := range untracked {
 		if p == "" {
@@ -242,9 +263,9 @@ func userWork(ts *testscript.TestScript) string {
 	return b.String()
 }
 
-func runGit(ts *testscript.TestScript, args ...string) string {
+func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 	c := exec.Command("git", args...)
-	c.Dir = ts.MkAbs(".")
+	c.Dir = dir
 	env := []string{}
 	for _, k := range passEnv {
 		env = append(env, k+"="+ts.Getenv(k))

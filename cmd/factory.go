@@ -50,6 +50,9 @@ func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("cannot change to %s: no such directory", dir)}
 	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	r, err := gitops.Discover(ctx, dir)
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}

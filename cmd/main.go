@@ -50,6 +50,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	code := exitCode(err)
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		err = fmt.Errorf("%w\nrun 'git scribe --help' for the list of commands", err)
+	}
 	if msg := errorText(err); msg != "" {
 		fmt.Fprintln(stderr, "git-scribe: "+msg)
 	}

@@ -122,6 +122,8 @@ func runProgressDone(ctx context.Context, f *Factory, items []string, asJSON boo
 			fmt.Fprintf(f.IO.Out, "ticked %s\n", t)
 		}
 		fmt.Fprintf(f.IO.Out, "committed %s\n", rep.Commit.SHA[:12])
+	case "nothing":
+		fmt.Fprintln(f.IO.Out, "nothing to tick: "+rep.Reason)
 	default:
 		renderWrap(f.IO, rep)
 		return nil

@@ -42,6 +42,7 @@ Typical use:
 		newConfigCmd(f),
 		newVersionCmd(f),
 		newHookCmd(f),
+		newCheckCmd(f),
 		newInitCmd(f),
 		newDocsCmd(f),
 		newCompletionCmd(f),

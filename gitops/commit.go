@@ -263,6 +263,11 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 				return err
 			}
 			out, err := r.gitIn(ctx, env, "write-tree", "--prefix="+dir+"/")
+			var ge *GitError
+			if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not found") {
+				delete(root, dir) // the last file under dir was deleted
+				return nil
+			}
 			if err != nil {
 				return err
 			}

@@ -119,9 +119,30 @@ func (r *Repo) Queued() ([]QueueItem, error) {
 			continue
 		}
 		var it QueueItem
-		if err := json.Unmarshal(data, &it); err != nil {
-			bad = append(bad, name)
-			continue
+		if err := json.Unmarshal(data, &it); err != nil || it.Kind == "" {
+			// A keyed record's file name is the record (the post-commit
+			// hook writes k-<kind>-<key>.json): a torn write loses nothing.
+			kind, key, ok := keyedName(name)
+			if !ok {
+				bad = append(bad, name)
+				continue
+			}
+			it = QueueItem{Kind: kind}
+			if err == nil && len(it.Payload) == 0 {
+				json.Unmarshal(data, &it)
+			}
+			it.Kind = kind
+			if len(it.Payload) == 0 || !json.Valid(it.Payload) {
+				it.Payload, _ = json.Marshal(map[string]string{"sha": key})
+			}
+		}
+		if it.ID == "" {
+			it.ID = strings.TrimSuffix(name, ".json")
+		}
+		if it.Created.IsZero() {
+			if fi, err := e.Info(); err == nil {
+				it.Created = fi.ModTime().UTC()
+			}
 		}
 		it.path = p
 		items = append(items, it)
@@ -150,4 +171,14 @@ func (r *Repo) Dequeue(items []QueueItem) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// keyedName splits "k-<kind>-<key>.json".
+func keyedName(name string) (kind, key string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(name, ".json"), "k-")
+	if !ok {
+		return "", "", false
+	}
+	kind, key, ok = strings.Cut(rest, "-")
+	return kind, key, ok && kind != "" && key != ""
 }

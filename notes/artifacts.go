@@ -114,12 +114,15 @@ func validateInput(in WrapInput) error {
 // ValidateInput checks a WrapInput assembled from flags.
 func ValidateInput(in WrapInput) error { return validateInput(in) }
 
+// isNA reports values that mean "nothing": the seed prompt's "N/A", its
+// "see below" pointer, and an unfilled {placeholder}.
 func isNA(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "n/a", "na", "none", "-":
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "", "n/a", "na", "none", "-", "see below", "see below.", `"see below"`:
 		return true
 	}
-	return false
+	return strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}")
 }
 
 func scalar(v any) string {

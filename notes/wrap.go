@@ -99,10 +99,17 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 		rep.Warnings = append(rep.Warnings, qerr.Error())
 	}
 	var records []CommitRecord
+	covered := map[string]bool{}
 	if len(queued) > 0 {
-		_, records, _, _, _ = v.queueContents(ctx, queued)
+		var qplans []Plan
+		qplans, records, _, _, _ = v.queueContents(ctx, queued)
+		for _, qp := range qplans {
+			for _, c := range qp.Commits {
+				covered[c] = true
+			}
+		}
 	}
-	plan, files, err := v.plan(ctx, in, forced, isForced, records)
+	plan, files, err := v.plan(ctx, in, forced, isForced, records, covered)
 	if err != nil {
 		return rep, err
 	}
@@ -181,7 +188,7 @@ func (rep *WrapReport) fill(plans []Plan) {
 //
 // Commits the post-commit hook recorded join the plan: the entry names them
 // and their files count toward the dispatch table.
-func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool, records []CommitRecord) (Plan, []string, error) {
+func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool, records []CommitRecord, covered map[string]bool) (Plan, []string, error) {
 	now := v.now()
 	p := Plan{DoneAt: now}
 	head, err := v.Repo.Head(ctx)
@@ -192,23 +199,43 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	var ch gitops.Changes
 	var files []string
 	var notable string
+	base := in.Base
+	if base != "" {
+		if base, err = v.Repo.ResolveCommit(ctx, base); err != nil {
+			return p, nil, &UsageError{Msg: "--base: " + err.Error()}
+		}
+	} else if last, ok, err := v.Repo.LastScribeCommit(ctx, head.Commit); err != nil {
+		return p, nil, err
+	} else if ok {
+		base = last.SHA
+		p.lastFingerprint = last.Trailers["Scribe-Fingerprint"]
+	}
 	if len(in.ChangedFiles) > 0 || in.DiffSummary != "" {
+		// The artifacts describe the change; the repo still names the commits.
 		files = in.ChangedFiles
 		notable = in.DiffSummary
-	} else {
-		base := in.Base
-		if base != "" {
-			if base, err = v.Repo.ResolveCommit(ctx, base); err != nil {
-				return p, nil, &UsageError{Msg: "--base: " + err.Error()}
+		if head.Commit != "" && base != "" && base != head.Commit {
+			if ch.Commits, err = v.Repo.CommitsBetween(ctx, base, head.Commit); err != nil {
+				return p, nil, err
 			}
-		} else if last, ok, err := v.Repo.LastScribeCommit(ctx, head.Commit); err != nil {
-			return p, nil, err
-		} else if ok {
-			base = last.SHA
-			p.lastFingerprint = last.Trailers["Scribe-Fingerprint"]
 		}
+	} else {
 		if ch, err = v.Repo.ReadChanges(ctx, base, head.Commit, v.ownPaths()); err != nil {
 			return p, nil, err
+		}
+		// Commits a queued wrap already covers count as journaled: landing
+		// the queue writes their entry (principle 7).
+		if len(covered) > 0 && len(ch.Commits) > 0 {
+			var left []gitops.Commit
+			for _, c := range ch.Commits {
+				if !covered[shortSHA(c.SHA)] {
+					left = append(left, c)
+				}
+			}
+			if len(left) == 0 {
+				ch.Committed = nil
+			}
+			ch.Commits = left
 		}
 		files = ch.Files()
 		notable = diffSummary(ch)
@@ -480,7 +507,7 @@ func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapRep
 	if err != nil {
 		return rep, err
 	}
-	plan, files, err := v.plan(ctx, in, forced, isForced, nil)
+	plan, files, err := v.plan(ctx, in, forced, isForced, nil, nil)
 	if err != nil {
 		return rep, err
 	}

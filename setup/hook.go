@@ -18,12 +18,13 @@ const HookMarker = "# git-scribe post-commit hook"
 // OrigSuffix is where an existing hook is kept while scribe's chains it.
 const OrigSuffix = ".scribe-orig"
 
-// PostCommitScript records the commit in shell: one git process and two file
-// operations, because starting the Go binary alone costs more than the hook's
-// budget (docs/BENCHMARKS.md). It records the sha; subject, files, stats and
-// progress items are read from the immutable commit when the record lands.
-// The link(2) of a complete temp file makes the record atomic and exclusive,
-// so the same commit can never be recorded twice.
+// PostCommitScript records the commit in shell with one git process and no
+// other program, because starting the Go binary alone costs more than the
+// hook's budget (docs/BENCHMARKS.md). It records the sha; subject, files,
+// stats and progress items are read from the immutable commit when the record
+// lands. The record is created with noclobber — atomic and exclusive — so the
+// same commit can never be recorded twice; its file name is the record, so a
+// crash mid-write loses nothing.
 const PostCommitScript = `#!/bin/sh
 ` + HookMarker + `
 # Records each commit for the next ` + "`git scribe wrap`" + `; never commits, never moves a
@@ -49,16 +50,12 @@ scribe_record() {
 		[ ! -e "$1/$scribe_f" ] || return 0
 	done
 	scribe_q="$2/scribe/queue"
-	scribe_final="$scribe_q/k-commit-$3.json"
-	[ ! -e "$scribe_final" ] || return 0
-	mkdir -p "$scribe_q" || { scribe_fail "$2" "$3" "cannot create $scribe_q"; return 0; }
-	scribe_tmp="$scribe_q/.tmp-$$-$3"
-	if printf '{"id":"0-commit-%s","kind":"commit","payload":{"sha":"%s"}}\n' "$3" "$3" >"$scribe_tmp"; then
-		ln "$scribe_tmp" "$scribe_final" 2>/dev/null
-	else
-		scribe_fail "$2" "$3" "cannot write $scribe_tmp"
-	fi
-	rm -f "$scribe_tmp"
+	[ -d "$scribe_q" ] || mkdir -p "$scribe_q" || { scribe_fail "$2" "$3" "cannot create $scribe_q"; return 0; }
+	# noclobber: creating the file is atomic and fails if the commit is
+	# already recorded; the file name alone is the record.
+	set -C
+	printf '{"kind":"commit","payload":{"sha":"%s"}}\n' "$3" >"$scribe_q/k-commit-$3.json" 2>/dev/null
+	set +C
 	return 0
 }
 scribe_fail() {
