@@ -1,0 +1,83 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// bridgeNote is SCR003: the bridge note the next session reads carries at
+// most a bare witness marker, never findings (SPEC principle 6), and stays
+// within its size budget: under 20 lines and bridge_tokens tokens.
+type bridgeNote struct{ meta }
+
+func newBridgeNote() Rule {
+	return bridgeNote{meta{
+		id: "SCR003", name: "bridge-note", severity: SeverityError,
+		describe: "the bridge note carries at most a bare \"Witness: PASS|WARN|BLOCK\" marker (no witness findings), is under 20 lines and within the bridge_tokens budget",
+	}}
+}
+
+var (
+	// witnessMarker is the one witness line a bridge note may hold.
+	witnessMarker = regexp.MustCompile(`^Witness: (PASS|WARN|BLOCK)$`)
+	// witnessMention is any other line about the witness.
+	witnessMention = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*)?witness\b`)
+	// verdictWithDetail is a verdict followed by findings, e.g.
+	// "WARN iter2 not-covered-by-tests" or "- BLOCK: race in …".
+	verdictWithDetail = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\*\*)?(PASS|WARN|BLOCK)\b\W*\S`)
+)
+
+// bytesPerToken is the budget's conversion: bridge_tokens × 4 bytes.
+const bytesPerToken = 4
+
+func (bridgeNote) Check(_ context.Context, in *Input) ([]Finding, error) {
+	path := in.Config.Paths.BridgeNote
+	data, ok, err := in.ReadFile(path)
+	if err != nil || !ok {
+		return nil, err
+	}
+	text := string(data)
+	var out []Finding
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	markers := 0
+	inComment := false
+	for i, raw := range lines {
+		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
+		if inComment || strings.HasPrefix(line, "<!--") {
+			inComment = !strings.Contains(line, "-->")
+			continue
+		}
+		switch {
+		case witnessMarker.MatchString(line):
+			markers++
+			if markers > 1 {
+				out = append(out, Finding{File: path, Line: i + 1,
+					Message: "the bridge note has more than one witness marker",
+					Fix:     "keep one \"Witness: PASS|WARN|BLOCK\" line with the final verdict; the journal keeps every verdict"})
+			}
+		case witnessMention.MatchString(line) || verdictWithDetail.MatchString(line):
+			out = append(out, Finding{File: path, Line: i + 1,
+				Message: fmt.Sprintf("the bridge note carries witness findings: %q", shorten(line, 100)),
+				Fix:     "witness findings go to the journal in full; the bridge note keeps only a bare \"Witness: PASS|WARN|BLOCK\" line"})
+		}
+	}
+	if n := len(lines); text != "" && n > notes.MaxBridgeLines {
+		out = append(out, Finding{File: path, Line: notes.MaxBridgeLines + 1, Severity: SeverityWarning,
+			Message: fmt.Sprintf("the bridge note has %d lines; it must stay under 20", n),
+			Fix:     "shorten it to what the next session needs (git scribe wrap rewrites it within the budget)"})
+	}
+	tokens := in.Config.BridgeTokens
+	if tokens <= 0 {
+		tokens = 1500
+	}
+	if budget := tokens * bytesPerToken; len(data) > budget {
+		out = append(out, Finding{File: path, Line: 1, Severity: SeverityWarning,
+			Message: fmt.Sprintf("the bridge note is %d bytes, over its budget of %d tokens (~%d bytes)", len(data), tokens, budget),
+			Fix:     "shorten it, or raise bridge_tokens in .scribe.yaml"})
+	}
+	return out, nil
+}

@@ -1,0 +1,309 @@
+package check
+
+import (
+	"strings"
+	"testing"
+)
+
+// buildHistory makes n wraps with the journal capped at max entries, so the
+// oldest move verbatim to the archive in the same commit.
+func buildHistory(t *testing.T, tr *testRepo, n, max int) *journaler {
+	t.Helper()
+	tr.commit("initial", map[string]string{"README.md": "hello\n"})
+	j := &journaler{max: max}
+	for i := 1; i <= n; i++ {
+		tr.commit(scribeMsg("session"), j.add(i))
+	}
+	return j
+}
+
+func TestJournalAppendOnlyCleanHistoryWithVerbatimArchiving(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	buildHistory(t, tr, 8, 3)
+	if !strings.Contains(tr.read(archivePath), "session 5") {
+		t.Fatal("fixture: expected archived entries")
+	}
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("clean history with verbatim archiving: want no finding, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyEditedEntry(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 3, 50)
+	edited := strings.Replace(j.journal, "session 1", "session one", 1)
+	bad := tr.commit("docs: reword", map[string]string{journalPath: edited})
+	tr.commit(scribeMsg("later"), map[string]string{journalPath: edited + "\n" + entry(4).Render()})
+
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 {
+		t.Fatalf("want 1 finding, got %s", describe(got))
+	}
+	f := got[0]
+	if f.Commit != bad || f.File != journalPath || f.Line != 3 || !strings.Contains(f.Message, "edited in commit "+short(bad)) ||
+		!strings.Contains(f.Message, `"docs: reword"`) || f.Fix == "" {
+		t.Fatalf("unexpected finding %s", describe(got))
+	}
+
+	// --since after the edit: only later commits are verified.
+	if got := run(t, newJournalAppendOnly(), tr.input(bad)); len(got) != 0 {
+		t.Fatalf("--since %s: want no finding, got %s", short(bad), describe(got))
+	}
+	// --since before it: found again.
+	if got := run(t, newJournalAppendOnly(), tr.input(bad+"~1")); len(got) != 1 {
+		t.Fatalf("--since %s~1: want 1 finding, got %s", short(bad), describe(got))
+	}
+}
+
+func TestJournalAppendOnlyDeletedEntry(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 3, 50)
+	text := j.journal
+	start := strings.Index(text, "## ")
+	second := start + strings.Index(text[start+3:], "## ") + 3
+	bad := tr.commit("tidy journal", map[string]string{journalPath: text[:start] + text[second:]})
+
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != bad || !strings.Contains(got[0].Message, "deleted") {
+		t.Fatalf("want one deletion naming %s, got %s", short(bad), describe(got))
+	}
+	// It no longer exists: the finding is about the file.
+	if got[0].File != journalPath || got[0].Line != 0 {
+		t.Fatalf("want %s with no line, got %s", journalPath, describe(got))
+	}
+}
+
+func TestJournalAppendOnlyArchiveMustBeVerbatim(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 3, 50)
+	// Move the oldest entry to the archive, but not byte for byte.
+	text := j.journal
+	start := strings.Index(text, "## ")
+	second := start + strings.Index(text[start+3:], "## ") + 3
+	moved := strings.Replace(text[start:second], "did the thing", "did the things", 1)
+	bad := tr.commit("archive by hand", map[string]string{
+		journalPath: text[:start] + text[second:],
+		archivePath: "# Journal Archive\n\n" + moved,
+	})
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != bad || got[0].File != archivePath || got[0].Line != 3 || !strings.Contains(got[0].Message, "edited") {
+		t.Fatalf("want one edit located in the archive, got %s", describe(got))
+	}
+
+	// Moved verbatim instead (in a fresh repo): clean.
+	tr2 := newRepo(t)
+	j2 := buildHistory(t, tr2, 3, 50)
+	text = j2.journal
+	tr2.commit("archive by hand", map[string]string{
+		journalPath: text[:start] + text[second:],
+		archivePath: "# Journal Archive\n\n" + text[start:second],
+	})
+	if got := run(t, newJournalAppendOnly(), tr2.input("")); len(got) != 0 {
+		t.Fatalf("verbatim move: want no finding, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyMoveSpreadOverTwoCommits(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 3, 50)
+	text := j.journal
+	start := strings.Index(text, "## ")
+	second := start + strings.Index(text[start+3:], "## ") + 3
+	removed := tr.commit("drop oldest", map[string]string{journalPath: text[:start] + text[second:]})
+	tr.commit("archive it", map[string]string{archivePath: "# Journal Archive\n\n" + text[start:second]})
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != removed || got[0].File != archivePath {
+		t.Fatalf("want the deleting commit named, entry located in the archive, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyEditedArchiveEntry(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 12, 3)
+	archived := tr.read(archivePath)
+	bad := tr.commit("fix archive", map[string]string{archivePath: strings.Replace(archived, "session 2\n", "session 2 (fixed)\n", 1)})
+	// More wraps on top of the edited archive.
+	j.archive = tr.read(archivePath)
+	for i := 13; i <= 15; i++ {
+		tr.commit(scribeMsg("session"), j.add(i))
+	}
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != bad || got[0].File != archivePath || !strings.Contains(got[0].Message, "archived journal entry") {
+		t.Fatalf("want one archive edit, got %s", describe(got))
+	}
+	if want := lineOf(tr.read(archivePath), "session 2 (fixed)"); got[0].Line != want {
+		t.Fatalf("line: got %d, want %d", got[0].Line, want)
+	}
+}
+
+func TestJournalAppendOnlyUncommittedEdit(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 2, 50)
+	tr.write(journalPath, strings.Replace(j.journal, "session 2", "session two", 1))
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != "" || !strings.Contains(got[0].Message, "uncommitted changes") {
+		t.Fatalf("want one uncommitted edit, got %s", describe(got))
+	}
+	if want := lineOf(j.journal, "session 2"); got[0].Line != want {
+		t.Fatalf("line: got %d, want %d", got[0].Line, want)
+	}
+	// Appending in the working tree is fine.
+	tr.write(journalPath, j.journal+"\n"+entry(3).Render())
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("uncommitted append: want no finding, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyRestoreIsNotANewViolation(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	j := buildHistory(t, tr, 2, 50)
+	bad := tr.commit("edit", map[string]string{journalPath: strings.Replace(j.journal, "session 1", "session uno", 1)})
+	restore := tr.commit("restore", map[string]string{journalPath: j.journal})
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != bad || !strings.Contains(got[0].Fix, "--since "+short(restore)) {
+		t.Fatalf("want only the edit, fixed by restore %s, got %s", short(restore), describe(got))
+	}
+	if got := run(t, newJournalAppendOnly(), tr.input(restore)); len(got) != 0 {
+		t.Fatalf("--since the restore: want clean, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyMerges(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
+	j := buildHistory(t, tr, 2, 50)
+	base := j.journal
+
+	// Both branches append; the union merge keeps both: clean. (The
+	// entries end in different lines: see TestJournalAppendOnlyUnionMergeMangles.)
+	tr.git("checkout", "-q", "-b", "side")
+	tr.commit(scribeMsg("side"), map[string]string{journalPath: base + "\n" + entry(10, "(p) ten").Render()})
+	tr.git("checkout", "-q", "main")
+	tr.commit(scribeMsg("main"), map[string]string{journalPath: base + "\n" + entry(11, "(p) eleven").Render()})
+	tr.git("merge", "-q", "--no-edit", "side")
+	if !strings.Contains(tr.read(journalPath), "session 10") || !strings.Contains(tr.read(journalPath), "session 11") {
+		t.Fatalf("fixture: union merge lost an entry:\n%s", tr.read(journalPath))
+	}
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("union merge: want no finding, got %s", describe(got))
+	}
+
+	// A merge that drops the other side's entry (-s ours) loses it.
+	tr.git("checkout", "-q", "-b", "side2", "main~1")
+	tr.commit(scribeMsg("side2"), map[string]string{journalPath: tr.read(journalPath) + "\n" + entry(12).Render()})
+	tr.git("checkout", "-q", "main")
+	tr.git("merge", "-q", "--no-edit", "-s", "ours", "side2")
+	merge := tr.head()
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != merge || !strings.Contains(got[0].Message, "session 12") || !strings.Contains(got[0].Message, "deleted") {
+		t.Fatalf("ours merge: want the merge named for losing session 12, got %s", describe(got))
+	}
+}
+
+// TestJournalAppendOnlyUnionMergeMangles pins a real hazard of merge=union:
+// when two branches append entries that end in the same line, git's union
+// merge shares that line, and the first entry loses it. The check sees the
+// entry edited by the merge.
+func TestJournalAppendOnlyUnionMergeMangles(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
+	j := buildHistory(t, tr, 2, 50)
+	tr.git("checkout", "-q", "-b", "side")
+	tr.commit(scribeMsg("side"), map[string]string{journalPath: j.journal + "\n" + entry(10).Render()})
+	tr.git("checkout", "-q", "main")
+	tr.commit(scribeMsg("main"), map[string]string{journalPath: j.journal + "\n" + entry(11).Render()})
+	tr.git("merge", "-q", "--no-edit", "side")
+	merge := tr.head()
+	if strings.Count(tr.read(journalPath), "- Mode: journal") != 3 {
+		t.Skip("this git's union merge kept both final lines")
+	}
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != merge || !strings.Contains(got[0].Message, "session 11") || !strings.Contains(got[0].Message, "edited") {
+		t.Fatalf("want the merge named for mangling session 11, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlyNoHistory(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("unborn, no journal: got %s", describe(got))
+	}
+	tr.write(journalPath, "# Journal\n\n"+entry(1).Render())
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("unborn, new journal: got %s", describe(got))
+	}
+}
+
+// TestArchiveRefFindsEveryVersion pins the prefix recognition: every
+// archive version Append produces is found in the newest one by its id.
+func TestArchiveRefFindsEveryVersion(t *testing.T) {
+	t.Parallel()
+	j := &journaler{max: 2}
+	var versions []string
+	for i := 1; i <= 30; i++ {
+		j.add(i)
+		if j.archive != "" && (len(versions) == 0 || versions[len(versions)-1] != j.archive) {
+			versions = append(versions, j.archive)
+		}
+	}
+	ref := archiveRef{text: versions[len(versions)-1], hint: len(versions[len(versions)-1])}
+	for i := len(versions) - 2; i >= 0; i-- {
+		got, ok := ref.find(blobID(versions[i], 40), 40)
+		if !ok || got != versions[i] {
+			t.Fatalf("version %d not found (ok=%v)", i, ok)
+		}
+	}
+	if _, ok := ref.find(blobID("something else", 40), 40); ok {
+		t.Fatal("found a blob that is not a prefix")
+	}
+}
+
+func TestBlobIDMatchesGit(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	for _, s := range []string{"", "a\n", "# Journal\n\n## x — y\n"} {
+		if want := tr.gitStdin(s, "hash-object", "--stdin"); blobID(s, 40) != want {
+			t.Errorf("blobID(%q) = %s, git says %s", s, blobID(s, 40), want)
+		}
+	}
+}
+
+func TestUnchangedCut(t *testing.T) {
+	t.Parallel()
+	a := "# J\n\n## 2026-01-01 — a\n- x\n\n## 2026-01-02 — b\n- y\n"
+	tests := []struct {
+		name, old, new string
+		want           int
+	}{
+		{"append", a, a + "\n## 2026-01-03 — c\n", strings.Index(a, "## 2026-01-02")},
+		{"edit last", a, strings.Replace(a, "- y", "- z", 1), strings.Index(a, "## 2026-01-02")},
+		{"edit first heading", a, strings.Replace(a, "— a", "— A", 1), 0},
+		{"same", a, a, len(a)},
+	}
+	for _, tt := range tests {
+		if got := unchangedCut(tt.old, tt.new); got != tt.want {
+			t.Errorf("%s: unchangedCut = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// lineOf is the 1-based line of the first line containing s, or 0.
+func lineOf(text, s string) int {
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	return 0
+}

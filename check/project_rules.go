@@ -1,0 +1,113 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// projectRules is SCR005: scribe writes CLAUDE.md's "## Project Rules" only
+// after a person confirmed (SPEC principle 4), and says so with a
+// "Scribe-Confirmed: yes" trailer. Changes made in people's own commits are
+// theirs to make.
+type projectRules struct{ meta }
+
+// TrailerConfirmed marks a scribe commit that wrote what a person confirmed.
+const TrailerConfirmed = "Scribe-Confirmed"
+
+// projectRulesHeading is the section scribe appends project rules to.
+const projectRulesHeading = "Project Rules"
+
+func newProjectRules() Rule {
+	return projectRules{meta{
+		id: "SCR005", name: "project-rules-confirmed", severity: SeverityError,
+		describe: "a scribe commit that changes CLAUDE.md's \"## Project Rules\" carries \"Scribe-Confirmed: yes\" (people's own commits are not checked)",
+	}}
+}
+
+// wholeFile is a diff context larger than any file scribe reads, so one
+// hunk holds the whole file and both versions can be rebuilt from it.
+const wholeFile = 1 << 30
+
+func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
+	path := in.Config.Paths.ClaudeMD
+	commits, err := logPatch(ctx, in, path, wholeFile, "--grep=^"+gitops.TrailerMode+": ")
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	current, _, err := in.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range commits {
+		trailers := gitops.ParseTrailers(c.Message)
+		if _, scribe := trailers[gitops.TrailerMode]; !scribe || len(c.Parents) > 1 {
+			continue
+		}
+		if strings.EqualFold(strings.TrimSpace(trailers[TrailerConfirmed]), "yes") {
+			continue
+		}
+		oldText, newText := c.sides()
+		if rulesSection(oldText) == rulesSection(newText) {
+			continue
+		}
+		line := sectionLine(string(current))
+		out = append(out, Finding{
+			File: path, Line: line, Commit: c.SHA,
+			Message: fmt.Sprintf("scribe commit %s (%q) changed the %q section without a person's confirmation (no %s: yes trailer)",
+				short(c.SHA), shorten(subject(c.Message), 72), "## "+projectRulesHeading, TrailerConfirmed),
+			Fix: fmt.Sprintf("review the rules %s added; project rules are written only through git scribe rule after an explicit yes — revert it, or confirm it in a commit of your own", short(c.SHA)),
+		})
+	}
+	return out, nil
+}
+
+// rulesSection returns the "## Project Rules" section of a CLAUDE.md: from
+// its heading up to the next heading of level 1 or 2; "" when absent.
+func rulesSection(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	start := -1
+	for i, l := range lines {
+		level, title := headingOf(l)
+		if start < 0 {
+			if level == 2 && strings.EqualFold(title, projectRulesHeading) {
+				start = i
+			}
+			continue
+		}
+		if level == 1 || level == 2 {
+			return strings.Join(lines[start:i], "")
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	return strings.Join(lines[start:], "")
+}
+
+// sectionLine is the 1-based line of the Project Rules heading, or 0.
+func sectionLine(text string) int {
+	for i, l := range strings.Split(text, "\n") {
+		if level, title := headingOf(l); level == 2 && strings.EqualFold(title, projectRulesHeading) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// headingOf returns the level and text of an ATX heading line, or 0.
+func headingOf(line string) (int, string) {
+	line = strings.TrimRight(line, "\r\n")
+	s := strings.TrimLeft(line, " ")
+	if len(line)-len(s) > 3 {
+		return 0, ""
+	}
+	level := len(s) - len(strings.TrimLeft(s, "#"))
+	if level == 0 || level > 6 || (len(s) > level && s[level] != ' ' && s[level] != '\t') {
+		return 0, ""
+	}
+	return level, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[level:]), "#"))
+}
