@@ -75,8 +75,17 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		history [][]edit
 		lines   []int // offsets of '\n' in text, computed on first finding
 	)
-	for pass := 0; pass < maxPasses; pass++ {
-		spans := scan(det, out, windowSize, windowOverlap)
+	// The first pass scans all of text; a later one only the
+	// neighbourhood of the previous pass's edits, where cutting a secret out
+	// may have exposed a new match.
+	regions := []region{{0, len(text)}}
+	for pass := 0; pass < maxPasses && len(regions) > 0; pass++ {
+		var spans []span
+		searched := map[string]bool{}
+		for _, rg := range regions {
+			spans = scan(spans, det, out, rg, windowSize, windowOverlap, searched)
+		}
+		spans = merge(spans)
 		if len(spans) == 0 {
 			break
 		}
@@ -91,6 +100,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 			findings = append(findings, Finding{RuleID: s.rule, Line: line + 1})
 		}
 		history = append(history, edits)
+		regions = around(edits, len(out), windowOverlap)
 	}
 	slices.SortStableFunc(findings, func(a, b Finding) int { return a.Line - b.Line })
 	return out, findings
@@ -148,31 +158,46 @@ type span struct {
 	rule       string
 }
 
-// scan runs the detector over s, in overlapping windows of about size bytes
-// cut at line ends where possible, and returns the sorted, disjoint ranges to
-// redact.
-func scan(det *detect.Detector, s string, size, overlap int) []span {
-	var (
-		spans    []span
-		searched = map[string]bool{}
-	)
-	for start := 0; start < len(s); {
-		from, end := window(s, start, size, overlap)
-		spans = locate(spans, s, from, det.DetectString(s[from:end]), searched)
+// region is a byte range [lo, hi) of a text to scan.
+type region struct{ lo, hi int }
+
+// around returns the merged regions of a text of length n within reach of
+// edits: gitleaks' windows reach another overlap bytes back by themselves.
+func around(edits []edit, n, reach int) []region {
+	var rs []region
+	for _, e := range edits {
+		r := region{e.newStart, min(e.newEnd+reach, n)}
+		if len(rs) > 0 && r.lo <= rs[len(rs)-1].hi {
+			rs[len(rs)-1].hi = max(rs[len(rs)-1].hi, r.hi)
+			continue
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// scan runs the detector over the part of s in rg, in overlapping windows of
+// about size bytes cut at line ends where possible, and appends the ranges to
+// redact to spans (unsorted; see merge). searched is as for locate.
+func scan(spans []span, det *detect.Detector, s string, rg region, size, overlap int, searched map[string]bool) []span {
+	for start := rg.lo; start < rg.hi; {
+		from, end := window(s, start, rg.hi, size, overlap)
+		spans = locate(spans, s, region{from, end}, det.DetectString(s[from:end]), searched)
 		start = end
 	}
-	return merge(spans)
+	return spans
 }
 
 // window returns the bounds of the window whose new part starts at start:
 // it reaches back overlap bytes (to a line start if one is near) and forward
-// size bytes (to a line end if one is near), and further forward to close a
-// PEM block it opens.
-func window(s string, start, size, overlap int) (from, end int) {
-	if len(s)-start <= size+overlap {
-		end = len(s)
-	} else {
+// size bytes or to hi, whichever comes first (to a line end if one is near),
+// and further forward to close a PEM block it opens.
+func window(s string, start, hi, size, overlap int) (from, end int) {
+	end = hi
+	if hi-start > size+overlap {
 		end = start + size
+	}
+	if end < len(s) && s[end-1] != '\n' {
 		if i := strings.IndexByte(s[end:min(end+overlap, len(s))], '\n'); i >= 0 {
 			end += i + 1
 		}
@@ -199,25 +224,26 @@ func window(s string, start, size, overlap int) (from, end int) {
 }
 
 // locate appends the ranges of s to redact for findings fs, which come from
-// the window starting at base: every occurrence in s of each finding's secret
+// scanning s[win.lo:win.hi]: every occurrence in s of each finding's secret
 // (or, lacking one, its match); for a secret found only after decoding, also
 // the encoded range gitleaks reported. searched holds the strings already
 // looked up in s.
-func locate(spans []span, s string, base int, fs []report.Finding, searched map[string]bool) []span {
+func locate(spans []span, s string, win region, fs []report.Finding, searched map[string]bool) []span {
 	for _, f := range fs {
 		decoded := slices.ContainsFunc(f.Tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") })
+		in := func(sub string) bool { return sub != "" && (searched[sub] || strings.Contains(s, sub)) }
 		sub := f.Secret
-		if sub == "" || !strings.Contains(s, sub) {
+		if !in(sub) {
 			sub = f.Match
 		}
-		found := sub != "" && strings.Contains(s, sub)
+		found := in(sub)
 		if found && !searched[sub] {
 			searched[sub] = true
 			spans = appendAll(spans, s, sub, f.RuleID)
 		}
 		if decoded || !found {
-			start, end := reported(s[base:], f)
-			spans = append(spans, span{base + start, base + end, f.RuleID})
+			start, end := reported(s[win.lo:win.hi], f)
+			spans = append(spans, span{win.lo + start, win.lo + end, f.RuleID})
 		}
 	}
 	return spans

@@ -188,7 +188,8 @@ func FuzzRedact(f *testing.F) {
 }
 
 // TestScanWindows checks that cutting a text into windows loses no secret:
-// not one straddling a cut, nor a private key block longer than the overlap.
+// not one straddling a cut, nor a private key block longer than the overlap,
+// nor an encoded one.
 func TestScanWindows(t *testing.T) {
 	t.Parallel()
 	det := NewRedactor().detector()
@@ -202,17 +203,22 @@ func TestScanWindows(t *testing.T) {
 			b.WriteString("token " + githubPAT + "\n")
 		case 19:
 			b.WriteString(privateKey + "\n")
+		case 25:
+			b.WriteString("blob: " + base64.StdEncoding.EncodeToString([]byte("t="+slackBot)) + "\n")
 		case 30:
 			b.WriteString("export AWS_ACCESS_KEY_ID=" + awsKey + "\n")
 		}
 	}
 	in := b.String()
-	want := merge(locate(nil, in, 0, det.DetectString(in), map[string]bool{}))
-	if len(want) != 3 {
-		t.Fatalf("whole-text scan found %d ranges, want 3", len(want))
+	want := merge(locate(nil, in, region{0, len(in)}, det.DetectString(in), map[string]bool{}))
+	if len(want) != 4 {
+		t.Fatalf("whole-text scan found %d ranges %v, want 4", len(want), want)
 	}
 	for _, size := range []int{16, 64, 100, 257, 1000} {
-		got := scan(det, in, size, 48)
+		got := merge(scan(nil, det, in, region{0, len(in)}, size, 48, map[string]bool{}))
+		if out, _ := apply(in, got); !strings.Contains(out, "\nblob: "+marker("slack-bot-token")+"\n") {
+			t.Errorf("size %d: encoded secret not replaced exactly: %q", size, out)
+		}
 		if len(got) != len(want) {
 			t.Errorf("size %d: got %d ranges %v, want %v", size, len(got), got, want)
 			continue
