@@ -298,6 +298,9 @@ func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapO
 		}
 		args = append(args, "--stdin-file="+tmp.Name())
 	}
+	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", r.ScribeDir(), err)
+	}
 	logPath := filepath.Join(r.ScribeDir(), "background.log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
