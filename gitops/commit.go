@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,6 +62,7 @@ func (r *Repo) CheckWritable(ctx context.Context, paths []string) (Head, error) 
 	if err != nil {
 		return head, err
 	}
+	r.finishInterrupted(ctx, head)
 	if head.Ref == "" {
 		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
 	}
@@ -124,6 +126,12 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		}
 		return fmt.Errorf("commit scribe paths: the branch kept moving; try again: %w", err)
 	})
+	var le *LockedError
+	if errors.As(err, &le) {
+		// Another scribe command holds the lock past our timeout (or one was
+		// killed holding it): queue rather than fail — nothing is lost.
+		return res, &DeferredError{Reason: le.Error()}
+	}
 	return res, err
 }
 
@@ -179,7 +187,15 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if old == "" {
 		old = zeroOID
 	}
+	// Record the checkout still owed before the branch moves, so a kill
+	// between update-ref and the work-tree writes is completed by the next
+	// run instead of looking like the user's edits.
+	intent, err := r.writeIntent(pendingCheckout{Commit: sha, Parent: head.Commit, Paths: changed})
+	if err != nil {
+		return CommitResult{}, false, err
+	}
 	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: progress commit", head.Ref, sha, old); err != nil {
+		os.Remove(intent)
 		// Compare-and-swap lost: someone moved the branch. Rebuild on the new tip.
 		if now, herr := r.Head(ctx); herr == nil && now.Commit != head.Commit && now.Ref == head.Ref {
 			return CommitResult{}, true, err
@@ -188,10 +204,90 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	}
 	res := CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}
 	if err := r.checkout(ctx, changed, next); err != nil {
-		return res, false, fmt.Errorf("scribe commit %s is made, but updating the work tree failed (run `git checkout HEAD -- %s` to repair): %w",
+		return res, false, fmt.Errorf("scribe commit %s is made, but updating the work tree failed (the next git scribe command retries; or run `git checkout HEAD -- %s`): %w",
 			sha[:12], strings.Join(changed, " "), err)
 	}
+	os.Remove(intent)
 	return res, false, nil
+}
+
+// pendingCheckout is a scribe commit whose work-tree and index update may
+// not have happened yet.
+type pendingCheckout struct {
+	Commit string   `json:"commit"`
+	Parent string   `json:"parent"`
+	Paths  []string `json:"paths"`
+}
+
+func (r *Repo) writeIntent(p pendingCheckout) (string, error) {
+	dir := filepath.Join(r.ScribeDir(), "pending")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("record pending checkout: %w", err)
+	}
+	path := filepath.Join(dir, p.Commit+".json")
+	data, _ := json.Marshal(p)
+	if err := WriteFileAtomic(path, data); err != nil {
+		return "", fmt.Errorf("record pending checkout: %w", err)
+	}
+	return path, nil
+}
+
+// finishInterrupted completes the work-tree and index update of scribe
+// commits whose command was killed after moving the branch. A path is
+// brought up to date only while the work tree and index still hold exactly
+// the parent's version (or already the commit's): anything else is the
+// user's and is left alone.
+func (r *Repo) finishInterrupted(ctx context.Context, head Head) {
+	dir := filepath.Join(r.ScribeDir(), "pending")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		var p pendingCheckout
+		if err != nil || json.Unmarshal(data, &p) != nil || p.Commit == "" {
+			os.Remove(path)
+			continue
+		}
+		if p.Commit != head.Commit {
+			// The branch never moved there (killed before update-ref) or has
+			// moved on since; a later commit's own checkout covers its paths.
+			if head.Commit == "" || !r.IsAncestor(ctx, p.Commit, head.Commit) {
+				os.Remove(path)
+				continue
+			}
+		}
+		newer, err1 := r.ReadFiles(ctx, p.Commit, p.Paths)
+		older, err2 := r.ReadFiles(ctx, p.Parent, p.Paths)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		var todo []string
+		next := map[string][]byte{}
+		for _, rel := range p.Paths {
+			abs, err := r.Abs(rel)
+			if err != nil {
+				continue
+			}
+			cur, rerr := os.ReadFile(abs)
+			old, hadOld := older[rel]
+			nb, hasNew := newer[rel]
+			switch {
+			case rerr == nil && hasNew && bytes.Equal(cur, nb):
+				todo = append(todo, rel) // written; the index may still lag
+				next[rel] = nb
+			case (rerr == nil && hadOld && bytes.Equal(cur, old)) || (rerr != nil && !hadOld):
+				todo = append(todo, rel)
+				next[rel] = nb // nil when the commit deleted it
+			}
+		}
+		if len(todo) > 0 && r.checkout(ctx, todo, next) != nil {
+			continue
+		}
+		os.Remove(path)
+	}
 }
 
 // buildTree returns HEAD's tree with exactly the changed paths replaced

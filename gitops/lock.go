@@ -39,7 +39,9 @@ func (h Holder) String() string {
 type LockOptions struct {
 	// Timeout is how long to wait for a held lock (default 30s).
 	Timeout time.Duration
-	// TTL is how long the lock is valid before others may take it over (default 10m).
+	// TTL is how long the lock is valid before others may take it over
+	// (default 2m: scribe holds locks for milliseconds; a killed holder
+	// blocks others only this long).
 	TTL time.Duration
 	// Purpose is recorded in the holder object.
 	Purpose string
@@ -108,7 +110,7 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 		opts.Timeout = 30 * time.Second
 	}
 	if opts.TTL == 0 {
-		opts.TTL = 10 * time.Minute
+		opts.TTL = 2 * time.Minute
 	}
 	host, _ := os.Hostname()
 	nonce := make([]byte, 8)
