@@ -2,18 +2,17 @@ package check
 
 import (
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 	"strconv"
 	"strings"
 )
 
-// logSafety are git log options that keep user configuration (signatures,
-// colour, rename detection, external diff drivers) out of output scribe parses.
-var logSafety = []string{"--no-color", "--no-show-signature", "--no-renames", "--no-ext-diff", "--no-textconv"}
+// logSafety returns git log options that keep user configuration
+// (signatures, colour, rename detection, external diff drivers) out of
+// output scribe parses.
+func logSafety() []string {
+	return []string{"--no-color", "--no-show-signature", "--no-renames", "--no-ext-diff", "--no-textconv"}
+}
 
 // change is one path's change in one commit against one of its parents:
 // the blob ids before and after (an all-zero id when the path is absent).
@@ -35,7 +34,7 @@ func isZeroID(id string) bool { return strings.Trim(id, "0") == "" }
 // blob read. Merges are compared with each parent (-m) and side branches are
 // walked (--full-history), so an entry dropped anywhere is seen.
 func logRaw(ctx context.Context, in *Input, revRange string, paths []string) ([]rawCommit, error) {
-	args := append([]string{"log", "-z", "-m", "--raw", "--no-abbrev", "--full-history"}, logSafety...)
+	args := append([]string{"log", "-z", "-m", "--raw", "--no-abbrev", "--full-history"}, logSafety()...)
 	args = append(args, "--format=%x1e%H %P", revRange, "--")
 	args = append(args, paths...)
 	out, err := in.Repo.Git(ctx, args...)
@@ -95,14 +94,14 @@ type hunk struct {
 
 const patchMarker = "\x00\x1eSCRIBE-COMMIT "
 
-// logPatch runs one `git log -p` over a single path with the given amount of
-// context and extra options (e.g. --grep), oldest-first order not implied.
-func logPatch(ctx context.Context, in *Input, path string, context int, extra ...string) ([]patchCommit, error) {
+// logPatch runs one `git log -p` over a single path, newest first, with
+// lines of context and extra options (e.g. --grep).
+func logPatch(ctx context.Context, in *Input, path string, lines int, extra ...string) ([]patchCommit, error) {
 	rng := in.RevRange()
 	if rng == "" {
 		return nil, nil
 	}
-	args := append([]string{"log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(context)}, logSafety...)
+	args := append([]string{"log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(lines)}, logSafety()...)
 	args = append(args, "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%x1eSCRIBE-COMMIT %H %P%x00%B%x00")
 	args = append(args, extra...)
 	args = append(args, rng, "--", path)
@@ -243,20 +242,6 @@ func trimLastNewline(b *strings.Builder) {
 		b.Reset()
 		b.WriteString(s[:len(s)-1])
 	}
-}
-
-// blobID computes git's object id for a blob with this content, in the
-// repository's hash (hexLen 40: SHA-1, 64: SHA-256).
-func blobID(content string, hexLen int) string {
-	var h hash.Hash
-	if hexLen == 64 {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
-	h.Write([]byte(content))
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // commitSubjects reads the subjects of commits with one git process.

@@ -24,27 +24,32 @@ func newJournalAppendOnly() Rule {
 
 func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	w := &journalWalk{
-		in:     in,
-		jPath:  in.Config.Paths.Journal,
-		aPath:  in.Config.Paths.JournalArchive,
-		blobs:  map[string]string{},
-		parsed: map[string][]jentry{},
+		in:       in,
+		jPath:    in.Config.Paths.Journal,
+		aPath:    in.Config.Paths.JournalArchive,
+		blobs:    map[string]string{},
+		parsed:   map[string][]jentry{},
+		journals: map[string][]jentry{},
 	}
 	return w.run(ctx)
 }
 
-// journalWalk verifies the journal's history. Every version of the journal
-// and the archive is read once, by blob id: `git log --raw` names them, the
-// journal's are read in-process (gitops.ReadFiles), and archive versions,
-// which only ever grow, are recognised as prefixes of a newer version by
-// their object id, so most of them are never read at all.
+// journalWalk verifies the journal's history with one `git log --raw`,
+// which names the blob of every version. Versions are not read one by one:
+// in a clean history each is recognised, by its blob id, from the files at
+// HEAD (journal_versions.go); only what is not recognised (an edit, a
+// merge) is read, in-process through gitops.ReadFiles. Each version's
+// entries are worked out once.
 type journalWalk struct {
 	in           *Input
 	jPath, aPath string
 	hexLen       int
-	blobs        map[string]string   // blob id → content
-	parsed       map[string][]jentry // blob id → entries of the whole blob
+	blobs        map[string]string   // archive blob id → content
+	parsed       map[string][]jentry // archive blob id → entries of the whole blob
+	journals     map[string][]jentry // journal blob id → its entries
 	ref          archiveRef
+	seq          journalSeq
+	reads        int // blobs read rather than recognised
 }
 
 // violation is one entry lost by one commit.
@@ -59,12 +64,16 @@ type violation struct {
 	revertedBy string
 }
 
-// fileVersions is one file before and after a change. Ids are "" when the
-// text is not a blob (the working tree).
+// fileVersions is one file before and after a change: its texts (ids are
+// "" when a text is not a blob, as in the working tree) or, when whole is
+// set, the entry lists of both versions.
 type fileVersions struct {
 	path         string
 	oldID, newID string
 	old, new     string
+
+	whole                  bool
+	oldEntries, newEntries []jentry
 }
 
 func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
@@ -76,15 +85,19 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the journal at HEAD: %w", err)
 		}
+		var jEntries, aEntries []jentry
 		if b, ok := m[w.jPath]; ok {
 			headJ = string(b)
-			w.blobs[blobID(headJ, w.hexLen)] = headJ
+			jEntries = parseEntries(headJ)
+			w.journals[blobID(headJ, w.hexLen)] = jEntries
 		}
 		if b, ok := m[w.aPath]; ok {
 			headA = string(b)
+			aEntries = parseEntries(headA)
 			w.blobs[blobID(headA, w.hexLen)] = headA
 			w.ref = archiveRef{text: headA, hint: len(headA)}
 		}
+		w.seq = newJournalSeq(headJ, aEntries, jEntries)
 	}
 	var vs []violation
 	if rng := in.RevRange(); rng != "" {
@@ -92,12 +105,27 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range commits {
-			found, err := w.commit(ctx, c)
-			if err != nil {
+		if n := w.archiveVersions(commits); n >= prepareThreshold {
+			w.ref.prepare(n, w.hexLen)
+		}
+		// Merges last: their other parents' versions are mainline versions
+		// the walk has met by then. Findings keep the log's order.
+		var order []int
+		for pass := 0; pass < 2; pass++ {
+			for i, c := range commits {
+				if (len(c.Parents) > 1) == (pass == 1) {
+					order = append(order, i)
+				}
+			}
+		}
+		found := make([][]violation, len(commits))
+		for _, i := range order {
+			if found[i], err = w.commit(ctx, commits[i]); err != nil {
 				return nil, err
 			}
-			vs = append(vs, found...)
+		}
+		for _, f := range found {
+			vs = append(vs, f...)
 		}
 	}
 	wj, _, err := in.ReadFile(w.jPath)
@@ -123,45 +151,103 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 	return w.findings(ctx, vs, string(wj), string(wa)), nil
 }
 
+// prepareThreshold is how many archive versions make hashing them up front,
+// in parallel, worth it.
+const prepareThreshold = 16
+
+// archiveVersions counts the archive versions the walk will need.
+func (w *journalWalk) archiveVersions(commits []rawCommit) int {
+	ids := map[string]bool{}
+	for _, c := range commits {
+		if ch, ok := c.Changes[w.aPath]; ok {
+			ids[ch.Old], ids[ch.New] = true, true
+		}
+	}
+	return len(ids)
+}
+
 // commit checks one commit's change against one parent.
 func (w *journalWalk) commit(ctx context.Context, c rawCommit) ([]violation, error) {
 	var files []fileVersions
-	for _, path := range []string{w.jPath, w.aPath} {
-		ch, ok := c.Changes[path]
-		if !ok {
-			continue
-		}
+	if ch, ok := c.Changes[w.jPath]; ok {
 		if w.hexLen == 0 {
 			w.hexLen = len(ch.New)
 		}
-		oldText, err := w.blob(ctx, path, ch.Old, c, c.Parents)
+		oldEntries, err := w.journal(ctx, ch.Old, c, c.Parents)
 		if err != nil {
 			return nil, err
 		}
-		newText, err := w.blob(ctx, path, ch.New, c, []string{c.SHA})
+		newEntries, err := w.journal(ctx, ch.New, c, []string{c.SHA})
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, fileVersions{path: path, oldID: ch.Old, newID: ch.New, old: oldText, new: newText})
+		files = append(files, fileVersions{path: w.jPath, whole: true, oldEntries: oldEntries, newEntries: newEntries})
+	}
+	if ch, ok := c.Changes[w.aPath]; ok {
+		if w.hexLen == 0 {
+			w.hexLen = len(ch.New)
+		}
+		oldText, err := w.archive(ctx, ch.Old, c, c.Parents)
+		if err != nil {
+			return nil, err
+		}
+		newText, err := w.archive(ctx, ch.New, c, []string{c.SHA})
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fileVersions{path: w.aPath, oldID: ch.Old, newID: ch.New, old: oldText, new: newText})
 	}
 	return w.compare(c.SHA, files), nil
 }
 
-// blob returns the content of blob id of path, which one of the commits at
-// holds: from the cache, as a prefix of a newer archive version, or read.
-func (w *journalWalk) blob(ctx context.Context, path, id string, c rawCommit, at []string) (string, error) {
+// journal returns the entries of journal blob id: from the cache, as a run
+// of consecutive entries of the journal's whole history, or read and parsed.
+func (w *journalWalk) journal(ctx context.Context, id string, c rawCommit, at []string) ([]jentry, error) {
+	if isZeroID(id) {
+		return nil, nil
+	}
+	if es, ok := w.journals[id]; ok {
+		return es, nil
+	}
+	if es, ok := w.seq.find(id, w.hexLen); ok {
+		w.journals[id] = es
+		return es, nil
+	}
+	text, err := w.read(ctx, w.jPath, id, c, at)
+	if err != nil {
+		return nil, err
+	}
+	es := parseEntries(text)
+	w.journals[id] = es
+	return es, nil
+}
+
+// archive returns the content of archive blob id: from the cache, as a
+// prefix of a newer archive version, or read.
+func (w *journalWalk) archive(ctx context.Context, id string, c rawCommit, at []string) (string, error) {
 	if isZeroID(id) {
 		return "", nil
 	}
 	if s, ok := w.blobs[id]; ok {
 		return s, nil
 	}
-	if path == w.aPath {
-		if s, ok := w.ref.find(id, w.hexLen); ok {
-			w.blobs[id] = s
-			return s, nil
-		}
+	if s, ok := w.ref.find(id, w.hexLen); ok {
+		w.blobs[id] = s
+		return s, nil
 	}
+	s, err := w.read(ctx, w.aPath, id, c, at)
+	if err != nil {
+		return "", err
+	}
+	w.blobs[id] = s
+	w.ref = archiveRef{text: s, hint: len(s)}
+	return s, nil
+}
+
+// read reads blob id of path from the one of the commits at that holds it.
+// Reads are in-process (gitops.ReadFiles); the walk needs few of them.
+func (w *journalWalk) read(ctx context.Context, path, id string, c rawCommit, at []string) (string, error) {
+	w.reads++
 	for _, commit := range at {
 		m, err := w.in.Repo.ReadFiles(ctx, commit, []string{path})
 		if err != nil {
@@ -175,10 +261,6 @@ func (w *journalWalk) blob(ctx context.Context, path, id string, c rawCommit, at
 		// A merge is compared with each parent; only the content says which.
 		if len(at) > 1 && blobID(s, len(id)) != id {
 			continue
-		}
-		w.blobs[id] = s
-		if path == w.aPath {
-			w.ref = archiveRef{text: s, hint: len(s)}
 		}
 		return s, nil
 	}
@@ -211,11 +293,15 @@ type taggedEntry struct {
 func (w *journalWalk) compare(commit string, files []fileVersions) []violation {
 	var olds, news []taggedEntry
 	for _, f := range files {
-		cut := unchangedCut(f.old, f.new)
-		for _, e := range w.entries(f.oldID, f.old, cut) {
+		oldEntries, newEntries := f.oldEntries, f.newEntries
+		if !f.whole {
+			cut := unchangedCut(f.old, f.new)
+			oldEntries, newEntries = w.entries(f.oldID, f.old, cut), w.entries(f.newID, f.new, cut)
+		}
+		for _, e := range oldEntries {
 			olds = append(olds, taggedEntry{e, f.path})
 		}
-		for _, e := range w.entries(f.newID, f.new, cut) {
+		for _, e := range newEntries {
 			news = append(news, taggedEntry{e, f.path})
 		}
 	}
@@ -389,59 +475,6 @@ func countLines(s string) int {
 		}
 	}
 	return n
-}
-
-// archiveRef is a known archive text. The archive only grows, so an older
-// version is normally a prefix of it ending where a later entry begins:
-// find recognises such a version by its blob id without reading it.
-type archiveRef struct {
-	text string
-	hint int // where the last version found here ended
-}
-
-// maxPrefixTries bounds the hashing spent on one blob before it is read.
-const maxPrefixTries = 8
-
-// find returns the prefix of the reference whose blob id is id.
-func (r *archiveRef) find(id string, hexLen int) (string, bool) {
-	if r.text == "" {
-		return "", false
-	}
-	try := func(k int) bool { return k > 0 && k <= len(r.text) && blobID(r.text[:k], hexLen) == id }
-	// Versions are met newest first: look just below the last match, then
-	// just above it (history is not always walked in that order).
-	tries := 0
-	for end := min(r.hint, len(r.text)); tries < maxPrefixTries; {
-		h := headingBefore(r.text, end)
-		if h <= 0 {
-			break
-		}
-		// The version may stop at the heading or up to two line breaks
-		// before it (Append adds a blank line before moved entries).
-		for k := h; k >= h-2 && k > 0 && (k == h || r.text[k] == '\n' || r.text[k] == '\r'); k-- {
-			tries++
-			if try(k) {
-				r.hint = k
-				return r.text[:k], true
-			}
-		}
-		end = h
-	}
-	for pos, n := r.hint, 0; n < maxPrefixTries/2; n++ {
-		k := headingAfter(r.text, pos)
-		if k < 0 {
-			k = len(r.text)
-		}
-		if try(k) {
-			r.hint = k
-			return r.text[:k], true
-		}
-		if k == len(r.text) {
-			break
-		}
-		pos = k
-	}
-	return "", false
 }
 
 // headingAfter returns the start of the first entry heading line that

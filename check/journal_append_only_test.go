@@ -1,6 +1,8 @@
 package check
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -26,6 +28,49 @@ func TestJournalAppendOnlyCleanHistoryWithVerbatimArchiving(t *testing.T) {
 	}
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
 		t.Fatalf("clean history with verbatim archiving: want no finding, got %s", describe(got))
+	}
+}
+
+// TestJournalAppendOnlyRecognisesCleanHistory pins the walk's economy: a
+// clean history is verified without reading a single old version.
+func TestJournalAppendOnlyRecognisesCleanHistory(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	buildHistory(t, tr, 70, 50)
+	in := tr.input("")
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath,
+		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
+	got, err := w.run(context.Background())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("clean history: %v %s", err, describe(got))
+	}
+	if w.reads != 0 {
+		t.Fatalf("read %d old versions; want all recognised from HEAD", w.reads)
+	}
+}
+
+// TestJournalAppendOnlyRecognisesMergedHistory: feature branches merged
+// into a branch that wraps cost no reads either.
+func TestJournalAppendOnlyRecognisesMergedHistory(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.commit("initial", map[string]string{"README.md": "hello\n"})
+	j := &journaler{max: 5}
+	for i := 1; i <= 12; i++ {
+		tr.git("checkout", "-q", "-b", fmt.Sprintf("feature%d", i))
+		tr.commit("feat", map[string]string{fmt.Sprintf("src/%d.go", i): "package x\n"})
+		tr.git("checkout", "-q", "main")
+		tr.commit(scribeMsg("session"), j.add(i))
+		tr.git("merge", "-q", "--no-ff", "--no-edit", fmt.Sprintf("feature%d", i))
+	}
+	w := &journalWalk{in: tr.input(""), jPath: journalPath, aPath: archivePath,
+		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
+	got, err := w.run(context.Background())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("clean merged history: %v %s", err, describe(got))
+	}
+	if w.reads != 0 {
+		t.Fatalf("read %d old versions; want all recognised", w.reads)
 	}
 }
 
@@ -230,6 +275,23 @@ func TestJournalAppendOnlyUnionMergeMangles(t *testing.T) {
 	got := run(t, newJournalAppendOnly(), tr.input(""))
 	if len(got) != 1 || got[0].Commit != merge || !strings.Contains(got[0].Message, "session 11") || !strings.Contains(got[0].Message, "edited") {
 		t.Fatalf("want the merge named for mangling session 11, got %s", describe(got))
+	}
+}
+
+func TestJournalAppendOnlySHA256(t *testing.T) {
+	t.Parallel()
+	tr := &testRepo{t: t, dir: t.TempDir()}
+	if _, err := tr.gitErr("init", "-q", "--object-format=sha256"); err != nil {
+		t.Skip("git without SHA-256 support")
+	}
+	j := buildHistory(t, tr, 6, 3)
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("clean: %s", describe(got))
+	}
+	bad := tr.commit("edit", map[string]string{journalPath: strings.Replace(j.journal, "did the thing", "did a thing", 1)})
+	got := run(t, newJournalAppendOnly(), tr.input(""))
+	if len(got) != 1 || got[0].Commit != bad || got[0].Line != 3 {
+		t.Fatalf("edit: %s", describe(got))
 	}
 }
 

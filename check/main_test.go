@@ -20,6 +20,7 @@ import (
 // git CLI is the same everywhere.
 func TestMain(m *testing.M) {
 	home, err := os.MkdirTemp("", "check-test-home-")
+	testHome = home
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -45,6 +46,10 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(home)
 	os.Exit(code)
 }
+
+// testHome is the isolated HOME of this test process; fixtures shared by
+// benchmarks live under it and go with it.
+var testHome string
 
 const (
 	journalPath = ".claude/sonmat/journal.md"

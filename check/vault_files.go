@@ -12,7 +12,7 @@ import (
 
 // memoryKinds are the directories under memory_dir that hold promoted
 // memories (SPEC §2).
-var memoryKinds = []string{"tacit", "corrections", "preferences"}
+func memoryKinds() []string { return []string{"tacit", "corrections", "preferences"} }
 
 // markdownUnder lists the .md files under the repo-relative dir, recursively,
 // as sorted repo-relative slash paths. Symlinks are not followed; with
@@ -59,7 +59,7 @@ func (in *Input) markdownUnder(dir string, skipPrivate bool) ([]string, error) {
 // memory_dir/{tacit,corrections,preferences}/.
 func (in *Input) memoryRecords() ([]string, error) {
 	var out []string
-	for _, kind := range memoryKinds {
+	for _, kind := range memoryKinds() {
 		files, err := in.markdownUnder(path.Join(in.Config.Paths.MemoryDir, kind), true)
 		if err != nil {
 			return nil, err

@@ -19,13 +19,14 @@ const (
 	FormatSARIF  = "sarif"
 )
 
-var checkFormats = []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF}
+func checkFormats() []string { return []string{FormatText, FormatJSON, FormatGitHub, FormatSARIF} }
 
 // CheckOptions are the parsed flags of `git scribe check`.
 type CheckOptions struct {
 	IO      *IOStreams
 	Factory *Factory
 	Format  string
+	JSON    bool // --json, the same as --format json
 	Since   string
 	Rules   []string
 }
@@ -63,10 +64,11 @@ Exit status: 0 clean (warnings allowed), 1 when any finding is an error,
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", FormatText, "output `format`: text, json, github or sarif")
+	c.Flags().BoolVar(&opts.JSON, "json", false, "shorthand for --format json")
 	c.Flags().StringVar(&opts.Since, "since", "", "only verify history after `REV` (default: all history)")
 	c.Flags().StringSliceVar(&opts.Rules, "rule", nil, "run only these rules (`ID`, repeatable or comma-separated)")
 	_ = c.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return checkFormats, cobra.ShellCompDirectiveNoFileComp
+		return checkFormats(), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = c.RegisterFlagCompletionFunc("rule", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var ids []string
@@ -89,8 +91,14 @@ func ruleList() string {
 
 func runCheck(ctx context.Context, opts *CheckOptions) error {
 	format := strings.ToLower(opts.Format)
-	if !slices.Contains(checkFormats, format) {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown format %q: use %s", opts.Format, strings.Join(checkFormats, ", "))}
+	if opts.JSON {
+		if format != FormatText && format != FormatJSON {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--json and --format %s disagree; pass one of them", opts.Format)}
+		}
+		format = FormatJSON
+	}
+	if !slices.Contains(checkFormats(), format) {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown format %q: use %s", opts.Format, strings.Join(checkFormats(), ", "))}
 	}
 	rules, err := check.Select(check.Rules(), opts.Rules)
 	if err != nil {

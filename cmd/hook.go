@@ -63,12 +63,18 @@ func installHook(ctx context.Context, f *Factory) (string, error) {
 		return "", err
 	}
 	dir := filepath.Dir(path)
+	if setup.HooksOutside(r, dir) {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s is outside this repository (core.hooksPath): the hook records commits of every repository that uses it\n", dir)
+	}
 	switch state {
 	case setup.HookPresent:
 		return "post-commit hook already installed in " + dir, nil
 	case setup.HookUpdated:
 		return "updated scribe's post-commit hook in " + dir, nil
 	case setup.HookChained:
+		if filepath.Base(path) == "post-commit" && filepath.Base(dir) == ".husky" {
+			return fmt.Sprintf("installed the post-commit hook as a marked block in %s (Husky); commit it to share it", path), nil
+		}
 		return fmt.Sprintf("installed the post-commit hook in %s; your existing hook was kept as post-commit%s and still runs first", dir, setup.OrigSuffix), nil
 	}
 	return "installed the post-commit hook in " + dir, nil

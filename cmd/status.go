@@ -3,8 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -97,7 +95,11 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	if locks, err := r.Locks(ctx); err == nil {
 		rep.Locks = append(rep.Locks, locks...)
 	}
-	rep.Failures = append(rep.Failures, readFailures(r)...)
+	fails := r.Failures()
+	if len(fails) > 20 {
+		fails = fails[len(fails)-20:]
+	}
+	rep.Failures = append(rep.Failures, fails...)
 	if len(items) > 0 {
 		if _, err := r.CheckWritable(ctx, nil); err != nil {
 			rep.Blocked = err.Error()
@@ -164,22 +166,4 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 		fmt.Fprintf(out, "%s %s\n", f.IO.Bold("failure:"), fl)
 	}
 	return nil
-}
-
-// readFailures returns the hook failure log's lines (newest last).
-func readFailures(r *gitops.Repo) []string {
-	b, err := os.ReadFile(filepath.Join(r.ScribeDir(), "failures.log"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if l != "" {
-			out = append(out, l)
-		}
-	}
-	if len(out) > 20 {
-		out = out[len(out)-20:]
-	}
-	return out
 }

@@ -60,11 +60,23 @@ func fixtureRepo(tb testing.TB, name string) *testRepo {
 	os.MkdirAll(dir, 0o755)
 	tr := &testRepo{t: tb, dir: dir}
 	tr.git("init", "-q")
-	tr.gitStdin(fastImportStream(benchFiles, benchCommits), "fast-import", "--quiet")
-	tr.git("reset", "-q", "--hard")
-	// Some work in the tree, as a real session leaves it.
-	tr.write("src/d00/f0000.go", "// edited\n")
-	tr.write("untracked.md", "new\n")
+	if name == "big" {
+		// A text file over BigFileThreshold, changed in a commit, in the
+		// index and in the work tree.
+		line := "plain text line that is not binary at all\n"
+		big := strings.Repeat(line, (9<<20)/len(line)+1)
+		tr.commitFiles("big", map[string]string{"big.log": big, "README.md": "r\n"})
+		tr.commitFiles("bigger", map[string]string{"big.log": big + "committed\n"})
+		tr.write("big.log", big+"committed\nstaged\n")
+		tr.git("add", "big.log")
+		tr.write("big.log", big+"committed\nstaged\nunstaged\n")
+	} else {
+		tr.gitStdin(fastImportStream(benchFiles, benchCommits), "fast-import", "--quiet")
+		tr.git("reset", "-q", "--hard")
+		// Some work in the tree, as a real session leaves it.
+		tr.write("src/d00/f0000.go", "// edited\n")
+		tr.write("untracked.md", "new\n")
+	}
 	if fixtures.dirs == nil {
 		fixtures.dirs = map[string]string{}
 	}
@@ -214,6 +226,26 @@ func BenchmarkReadChanges(b *testing.B) {
 		}
 		if len(c.Commits) != 10 || len(c.Unstaged) != 1 || len(c.Untracked) != 1 {
 			b.Fatalf("unexpected changes: %d commits, %d unstaged, %d untracked", len(c.Commits), len(c.Unstaged), len(c.Untracked))
+		}
+	}
+}
+
+// BenchmarkReadChangesBigFile: a file over BigFileThreshold is summarised,
+// never diffed, in all three places it changed.
+func BenchmarkReadChangesBigFile(b *testing.B) {
+	tr := fixtureRepo(b, "big")
+	r := tr.open()
+	head := tr.head()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := r.ReadChanges(ctx, "", head, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.Committed) != 1 || !c.Committed[0].Binary || len(c.Staged) != 1 || !c.Staged[0].Binary || len(c.Unstaged) != 1 || !c.Unstaged[0].Binary {
+			b.Fatalf("big file not summarised as binary: %+v", c)
 		}
 	}
 }

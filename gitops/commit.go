@@ -56,26 +56,38 @@ type CommitResult struct {
 
 // CheckWritable returns a *DeferredError when a scribe commit touching paths
 // must not be made now: detached HEAD, an operation in progress, the index
-// locked, or the user having staged, modified or created one of the paths.
+// locked, or the user having staged, modified, created or git-ignored-but-kept
+// one of the paths. CommitPaths runs the same checks under its locks.
 func (r *Repo) CheckWritable(ctx context.Context, paths []string) (Head, error) {
+	head, err := r.checkState(ctx)
+	if err != nil {
+		return head, err
+	}
+	return head, r.checkPaths(ctx, paths)
+}
+
+func (r *Repo) checkState(ctx context.Context) (Head, error) {
 	head, err := r.Head(ctx)
 	if err != nil {
 		return head, err
 	}
-	r.finishInterrupted(ctx, head)
 	if head.Ref == "" {
 		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
 	}
 	if why := r.Busy(); why != "" {
 		return head, &DeferredError{Reason: why + "; finish it and run any git scribe command to land the queued write"}
 	}
+	return head, nil
+}
+
+func (r *Repo) checkPaths(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
-		return head, nil
+		return nil
 	}
-	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=no", "--"}, paths...)
+	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--"}, paths...)
 	out, err := r.Git(ctx, args...)
 	if err != nil {
-		return head, fmt.Errorf("check scribe paths: %w", err)
+		return fmt.Errorf("check scribe paths: %w", err)
 	}
 	for _, rec := range strings.Split(string(out), "\x00") {
 		if rec == "" || strings.HasPrefix(rec, "#") {
@@ -85,17 +97,17 @@ func (r *Repo) CheckWritable(ctx context.Context, paths []string) (Head, error) 
 		path := rec[strings.LastIndexByte(rec, ' ')+1:]
 		switch f[0] {
 		case "?":
-			path = strings.TrimPrefix(rec, "? ")
-			return head, &DeferredError{Reason: fmt.Sprintf("%s exists but is not committed; commit or remove it so scribe can manage it", path)}
+			return &DeferredError{Reason: fmt.Sprintf("%s exists but is not committed; commit or remove it so scribe can manage it", strings.TrimPrefix(rec, "? "))}
+		case "!":
+			return &DeferredError{Reason: fmt.Sprintf("%s exists but is ignored by .gitignore; scribe will not overwrite it: commit it (git add -f) or move it away, and un-ignore the vault", strings.TrimPrefix(rec, "! "))}
 		case "1", "2", "u":
-			xy := f[1]
-			if xy[0] != '.' {
-				return head, &DeferredError{Reason: fmt.Sprintf("you have staged changes to %s; commit or unstage them (scribe never commits over your staged work)", path)}
+			if f[1][0] != '.' {
+				return &DeferredError{Reason: fmt.Sprintf("you have staged changes to %s; commit or unstage them (scribe never commits over your staged work)", path)}
 			}
-			return head, &DeferredError{Reason: fmt.Sprintf("you have uncommitted edits to %s; commit or discard them (scribe never overwrites your work)", path)}
+			return &DeferredError{Reason: fmt.Sprintf("you have uncommitted edits to %s; commit or discard them (scribe never overwrites your work)", path)}
 		}
 	}
-	return head, nil
+	return nil
 }
 
 // CommitPaths makes one scribe commit on the current branch: HEAD's tree with
@@ -105,17 +117,27 @@ func (r *Repo) CheckWritable(ctx context.Context, paths []string) (Head, error) 
 // work tree (atomic writes) and the real index. It returns a zero result when
 // Build changed nothing.
 func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult, error) {
-	if _, err := r.CheckWritable(ctx, req.Paths); err != nil {
-		return CommitResult{}, err
-	}
 	for _, p := range req.Paths {
 		if _, err := r.Abs(p); err != nil {
 			return CommitResult{}, err
 		}
 	}
+	// Cheap refusals first, without waiting for a lock.
+	if _, err := r.checkState(ctx); err != nil {
+		return CommitResult{}, err
+	}
 	var res CommitResult
 	err := r.WithLocks(ctx, req.Locks, req.LockOptions, func() error {
-		var err error
+		// Under the locks nobody else writes these paths, so what differs
+		// from HEAD now is the user's (or a killed scribe's, finished here).
+		head, err := r.checkState(ctx)
+		if err != nil {
+			return err
+		}
+		r.finishInterrupted(ctx, head, req.Paths)
+		if err := r.checkPaths(ctx, req.Paths); err != nil {
+			return err
+		}
 		for attempt := 0; attempt < 20; attempt++ {
 			var retry bool
 			res, retry, err = r.commitOnce(ctx, req)
@@ -151,8 +173,15 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil {
 		return CommitResult{}, false, err
 	}
+	declared := map[string]bool{}
+	for _, p := range req.Paths {
+		declared[p] = true
+	}
 	var changed []string
 	for p, b := range next {
+		if !declared[p] {
+			return CommitResult{}, false, fmt.Errorf("scribe bug: build wrote %s, which the commit did not declare (and check)", p)
+		}
 		old, had := current[p]
 		if (b == nil && had) || (b != nil && (!had || !bytes.Equal(old, b))) {
 			if err := CheckRelPath(p); err != nil {
@@ -237,7 +266,14 @@ func (r *Repo) writeIntent(p pendingCheckout) (string, error) {
 // brought up to date only while the work tree and index still hold exactly
 // the parent's version (or already the commit's): anything else is the
 // user's and is left alone.
-func (r *Repo) finishInterrupted(ctx context.Context, head Head) {
+//
+// It runs under the caller's locks and only touches records that share a
+// path with ours: their writer cannot be alive (it would hold our lock).
+func (r *Repo) finishInterrupted(ctx context.Context, head Head, ours []string) {
+	mine := map[string]bool{}
+	for _, p := range ours {
+		mine[p] = true
+	}
 	dir := filepath.Join(r.ScribeDir(), "pending")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -249,6 +285,13 @@ func (r *Repo) finishInterrupted(ctx context.Context, head Head) {
 		var p pendingCheckout
 		if err != nil || json.Unmarshal(data, &p) != nil || p.Commit == "" {
 			os.Remove(path)
+			continue
+		}
+		shared := false
+		for _, q := range p.Paths {
+			shared = shared || mine[q]
+		}
+		if !shared {
 			continue
 		}
 		if p.Commit != head.Commit {
@@ -317,13 +360,41 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 			}
 		}
 	}
+	// Keep the mode a path has at base (an executable vault file stays one).
+	modes := map[string]string{}
+	var nestedPaths []string
+	for _, p := range changed {
+		if strings.Contains(p, "/") {
+			nestedPaths = append(nestedPaths, p)
+		} else if e, ok := root[p]; ok && e.typ == "blob" {
+			modes[p] = e.mode
+		}
+	}
+	if base != "" && len(nestedPaths) > 0 {
+		out, err := r.Git(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, nestedPaths...)...)
+		if err != nil {
+			return "", err
+		}
+		for _, rec := range strings.Split(string(out), "\x00") {
+			meta, name, ok := strings.Cut(rec, "\t")
+			if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+				modes[name] = f[0]
+			}
+		}
+	}
+	modeOf := func(p string) string {
+		if m := modes[p]; m == "100755" {
+			return m
+		}
+		return "100644"
+	}
 	byDir := map[string][]string{}
 	var dirs []string
 	for _, p := range changed {
 		top, _, nested := strings.Cut(p, "/")
 		if !nested {
 			if oid, ok := oids[p]; ok {
-				root[p] = entry{"100644", "blob", oid}
+				root[p] = entry{modeOf(p), "blob", oid}
 			} else {
 				delete(root, p)
 			}
@@ -350,7 +421,7 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 			var info strings.Builder
 			for _, p := range byDir[dir] {
 				if oid, ok := oids[p]; ok {
-					fmt.Fprintf(&info, "100644 %s\t%s\n", oid, p)
+					fmt.Fprintf(&info, "%s %s\t%s\n", modeOf(p), oid, p)
 				} else {
 					fmt.Fprintf(&info, "0 %s\t%s\n", zeroOID, p)
 				}

@@ -41,7 +41,13 @@ func journalRequest(text string) CommitRequest {
 // files — every kind of user work a scribe commit must not touch.
 func userWork(t *testing.T, tr *testRepo) {
 	t.Helper()
-	tr.commitFiles("user files", map[string]string{"A.md": "a1\n", "B.md": "b1\n", "gone.md": "g\n", "src/x.go": "package x\n"})
+	tr.commitFiles("user files", map[string]string{"A.md": "a1\n", "B.md": "b1\n", "gone.md": "g\n", "src/x.go": "package x\n",
+		".claude/settings.json": "{}\n", ".claude/sonmat/bridge-note.md": "# Bridge Note\n"})
+	// The user's staged and unstaged work next to the vault file, in the
+	// same directories scribe rebuilds.
+	tr.write(".claude/settings.json", "{\"staged\": true}\n")
+	tr.git("add", ".claude/settings.json")
+	tr.write(".claude/sonmat/bridge-note.md", "# Bridge Note\n\nunstaged user edit\n")
 	tr.write("A.md", "a1\nstaged\n")
 	tr.git("add", "A.md")
 	tr.write("A.md", "a1\nstaged\nand unstaged on top\n")
@@ -178,6 +184,7 @@ func TestCommitPathsResults(t *testing.T) {
 		req        CommitRequest
 		wantCommit bool
 		wantErr    bool
+		bug        string
 		check      func(t *testing.T, tr *testRepo, res CommitResult)
 	}{
 		{
@@ -205,7 +212,7 @@ func TestCommitPathsResults(t *testing.T) {
 				Build: func(map[string][]byte) (map[string][]byte, error) { return nil, errors.New("boom") }},
 		},
 		{
-			name:       "nil deletes a committed path",
+			name:       "nil deletes the last file of a directory",
 			setup:      func(tr *testRepo) { tr.commitFiles("j", map[string]string{journal: "old\n", "keep.md": "k\n"}) },
 			wantCommit: true,
 			req: CommitRequest{Paths: []string{journal}, Message: message("delete"),
@@ -216,6 +223,9 @@ func TestCommitPathsResults(t *testing.T) {
 					return map[string][]byte{journal: nil}, nil
 				}},
 			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if got := tr.gitTrim("ls-tree", "HEAD", ".claude"); got != "" {
+					t.Errorf("an empty directory is left in the tree: %q", got)
+				}
 				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
 					t.Errorf("commit = %q, want only the deletion", got)
 				}
@@ -224,6 +234,39 @@ func TestCommitPathsResults(t *testing.T) {
 				}
 				if got := tr.git("ls-files", "--", journal); got != "" {
 					t.Errorf("index still has %s", got)
+				}
+			},
+		},
+		{
+			name: "nil deletes one file of a directory that keeps others",
+			setup: func(tr *testRepo) {
+				tr.commitFiles("j", map[string]string{journal: "old\n", ".claude/sonmat/bridge-note.md": "b\n", ".claude/other/x.md": "x\n"})
+			},
+			wantCommit: true,
+			req: CommitRequest{Paths: []string{journal}, Message: message("delete"),
+				Build: func(map[string][]byte) (map[string][]byte, error) { return map[string][]byte{journal: nil}, nil }},
+			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
+					t.Errorf("commit = %q, want only the deletion", got)
+				}
+			},
+		},
+		{
+			name: "top-level and nested paths in one commit",
+			setup: func(tr *testRepo) {
+				tr.commitFiles("j", map[string]string{"progress.md": "- [ ] a\n", "notes/a/b/c.md": "c\n"})
+			},
+			wantCommit: true,
+			req: CommitRequest{Paths: []string{"progress.md", "notes/a/b/new.md", "notes/x.md"}, Message: message("mixed"),
+				Build: func(map[string][]byte) (map[string][]byte, error) {
+					return map[string][]byte{"progress.md": []byte("- [x] a\n"), "notes/a/b/new.md": []byte("n\n"), "notes/x.md": []byte("x\n")}, nil
+				}},
+			check: func(t *testing.T, tr *testRepo, res CommitResult) {
+				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "A\tnotes/a/b/new.md\nA\tnotes/x.md\nM\tprogress.md" {
+					t.Errorf("commit = %q", got)
+				}
+				if got := tr.git("show", "HEAD:notes/a/b/c.md"); got != "c\n" {
+					t.Errorf("sibling file lost: %q", got)
 				}
 			},
 		},
@@ -302,7 +345,6 @@ func TestCommitPathsResults(t *testing.T) {
 // HEAD agreeing, so status stays clean.
 func TestCommitPathsExecutableVaultFile(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "the scribe commit rewrites the mode to 100644 while the index keeps 100755")
 	tr := newRepo(t)
 	tr.write("tool.sh", "#!/bin/sh\n")
 	if err := os.Chmod(tr.path("tool.sh"), 0o755); err != nil {
@@ -469,9 +511,6 @@ func TestCheckWritableDefers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.bug != "" {
-				knownBug(t, tt.bug)
-			}
 			tr := newRepo(t)
 			tt.setup(t, tr)
 			r := tr.open()
@@ -655,9 +694,6 @@ func TestCommitPathsRefusesUndeclaredBuildPaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.bug != "" {
-				knownBug(t, tt.bug)
-			}
 			tr := newRepo(t)
 			outside := filepath.Join(filepath.Dir(tr.dir), "OUTSIDE")
 			os.MkdirAll(outside, 0o755)
@@ -814,7 +850,6 @@ func TestCommitPathsConcurrentProcesses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			if stagger > 0 {
-				knownBug(t, "CheckWritable runs before the lock; a process that starts while another commits is deferred (flaky)")
 			}
 			testConcurrentCommits(t, stagger)
 		})
@@ -831,9 +866,19 @@ func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 	before := tr.snapshot()
 	start := time.Now()
 	errs, outs := runHelpers(t, n, "commit", func(i int) []string {
-		return []string{"GITOPS_REPO=" + tr.dir, "GITOPS_DELAY_MS=" + strconv.Itoa(int(stagger.Milliseconds())*i)}
+		env := []string{"GITOPS_REPO=" + tr.dir, "GITOPS_DELAY_MS=" + strconv.Itoa(int(stagger.Milliseconds())*i)}
+		if stagger == 0 {
+			// Until the pre-lock CheckWritable race is fixed (see
+			// TestCommitPathsWaitsForACommitInFlight), retry spurious
+			// deferrals here so this variant checks the rest reliably.
+			env = append(env, "GITOPS_RETRY_DEFERRED=1")
+		}
+		return env
 	})
 	t.Logf("%d concurrent CommitPaths processes took %v", n, time.Since(start))
+	if spurious := strings.Count(strings.Join(outs, ""), "spurious deferral"); spurious > 0 {
+		t.Logf("%d spurious deferrals retried (known bug: CheckWritable runs before the lock)", spurious)
+	}
 	failed := 0
 	for i, err := range errs {
 		if err != nil {
@@ -878,7 +923,6 @@ func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 // A reference-transaction hook holds the first commit in exactly that window.
 func TestCommitPathsWaitsForACommitInFlight(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "CheckWritable runs before the lock, so it mistakes another scribe's half-done commit for user work")
 	ctx := context.Background()
 	tr := newRepo(t)
 	marker := filepath.Join(t.TempDir(), "in-flight")
@@ -922,4 +966,188 @@ func TestCommitPathsWaitsForACommitInFlight(t *testing.T) {
 		t.Errorf("status = %q, want clean", st)
 	}
 	tr.fsck()
+}
+
+// Plumbing commits run none of the user's commit hooks, and every git child
+// carries GIT_SCRIBE_ACTIVE=1 so a hook that does run (reference-transaction)
+// can tell scribe is the caller and not recurse.
+func TestCommitPathsRunsNoCommitHooks(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	marks := t.TempDir()
+	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change"} {
+		tr.write(".git/hooks/"+h, "#!/bin/sh\n: > '"+filepath.Join(marks, h)+"'\n")
+		os.Chmod(tr.path(".git/hooks/"+h), 0o755)
+	}
+	tr.write(".git/hooks/reference-transaction",
+		"#!/bin/sh\necho \"$1 ${GIT_SCRIBE_ACTIVE:-unset}\" >> '"+filepath.Join(marks, "reference-transaction")+"'\n")
+	os.Chmod(tr.path(".git/hooks/reference-transaction"), 0o755)
+	if _, err := tr.open().CommitPaths(context.Background(), journalRequest("- x\n")); err != nil {
+		t.Fatalf("CommitPaths: %v", err)
+	}
+	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"} {
+		if _, err := os.Stat(filepath.Join(marks, h)); err == nil {
+			t.Errorf("the user's %s hook ran for a scribe commit", h)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(marks, "reference-transaction"))
+	if err != nil {
+		t.Fatalf("reference-transaction hook never ran: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasSuffix(line, " 1") {
+			t.Errorf("a git child ran without %s=1: %q", ActiveEnv, line)
+		}
+	}
+}
+
+// A scribe command killed between moving the branch and updating the work
+// tree and index must lose nothing: the next command completes the update
+// (never mistaking it for user work), unless the user has touched the path
+// since, in which case their edit wins and the write is deferred.
+func TestCommitPathsRecoversFromAKillAfterUpdateRef(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		userEdit  string // written to the vault path after the crash; "" = none
+		wantDefer bool
+	}{
+		{name: "next command completes the checkout"},
+		{name: "user edited the path since: left alone, deferred", userEdit: "- the user's own line\n", wantDefer: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			userWork(t, tr)
+			before := tr.snapshot()
+			base := tr.head()
+			hook := tr.path(".git/hooks/reference-transaction")
+			tr.write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
+				"[ \"$1\" = committed ] || exit 0\n"+
+				"grep -q ' refs/heads/main$' || exit 0\n"+
+				"[ -n \"$GITOPS_SELF_PID\" ] && kill -9 \"$GITOPS_SELF_PID\"\n")
+			os.Chmod(hook, 0o755)
+			cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.dir)
+			out, err := cmd.CombinedOutput()
+			if err == nil || strings.Contains(string(out), "survived") {
+				t.Fatalf("helper was not killed in the window: %v\n%s", err, out)
+			}
+			os.Remove(hook)
+			if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
+				t.Fatalf("the killed commit did not move the branch: HEAD is %q", got)
+			}
+			// Crash state: HEAD has the file, the index and work tree do not.
+			if tt.userEdit != "" {
+				tr.write(journal, tt.userEdit)
+			}
+			_, err = tr.open().CommitPaths(ctx, journalRequest("- second\n"))
+			if tt.wantDefer {
+				var de *DeferredError
+				if !errors.As(err, &de) || strings.Contains(de.Reason, LockRefPrefix) {
+					t.Fatalf("CommitPaths over the user's edit = %v, want a *DeferredError", err)
+				}
+				if got := tr.read(journal); got != tt.userEdit {
+					t.Errorf("the user's edit was overwritten: %q", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CommitPaths after the crash: %v", err)
+			}
+			if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.read(journal) != got {
+				t.Errorf("journal = %q, work tree %q; want both entries", got, tr.read(journal))
+			}
+			if got := tr.gitTrim("rev-list", "--count", base+"..HEAD"); got != "2" {
+				t.Errorf("%s commits since base, want 2", got)
+			}
+			after := tr.snapshot()
+			after.lsFilesMeta = withoutPaths(after.lsFilesMeta, journal)
+			if after != before {
+				t.Errorf("user work changed:\nbefore %+v\nafter  %+v", before, after)
+			}
+			tr.fsck()
+		})
+	}
+}
+
+// A lock held past the timeout defers the commit (queue it, nothing lost)
+// and names the holder; nothing is written.
+func TestCommitPathsDefersWhenTheLockIsHeld(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	plantHolder(t, tr, "journal", Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC()})
+	head := tr.head()
+	req := journalRequest("- x\n")
+	req.LockOptions.Timeout = 200 * time.Millisecond
+	_, err := tr.open().CommitPaths(context.Background(), req)
+	var de *DeferredError
+	if !errors.As(err, &de) || !errors.Is(err, ErrDeferred) {
+		t.Fatalf("CommitPaths under a held lock = %v, want a *DeferredError", err)
+	}
+	if !strings.Contains(err.Error(), "4242") || !strings.Contains(err.Error(), "elsewhere") {
+		t.Errorf("error %q does not name the holder", err)
+	}
+	if tr.head() != head {
+		t.Errorf("HEAD moved")
+	}
+	if _, err := os.Stat(tr.path(journal)); err == nil {
+		t.Errorf("the vault file was written")
+	}
+}
+
+// Another scribe command that checks the repository while a commit is
+// prepared but not yet on the branch must not discard that commit's
+// recovery record: if the committing process is then killed, the next
+// command still completes its checkout.
+func TestCommitPathsRecoveryRecordSurvivesAConcurrentCheck(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	marker := filepath.Join(t.TempDir(), "prepared")
+	hook := tr.path(".git/hooks/reference-transaction")
+	tr.write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
+		"[ -n \"$GITOPS_SELF_PID\" ] || exit 0\n"+
+		"grep -q ' refs/heads/main$' || exit 0\n"+
+		"case \"$1\" in\n"+
+		"prepared) : > '"+marker+"'; sleep 1 ;;\n"+
+		"committed) kill -9 \"$GITOPS_SELF_PID\" ;;\n"+
+		"esac\n")
+	os.Chmod(hook, 0o755)
+	cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the helper never reached update-ref")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Another scribe command starts now: the branch has not moved yet.
+	if _, err := tr.open().CheckWritable(ctx, []string{journal}); err != nil {
+		t.Errorf("CheckWritable while another commit is prepared: %v", err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("helper was not killed")
+	}
+	os.Remove(hook)
+	if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
+		t.Fatalf("the killed commit did not move the branch: HEAD is %q", got)
+	}
+	if _, err := tr.open().CommitPaths(ctx, journalRequest("- second\n")); err != nil {
+		t.Fatalf("CommitPaths after the crash: %v", err)
+	}
+	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.read(journal) != got {
+		t.Errorf("journal = %q, work tree %q; want both entries", got, tr.read(journal))
+	}
+	if st := tr.git("status", "--porcelain=v2"); st != "" {
+		t.Errorf("status = %q, want clean", st)
+	}
 }

@@ -213,12 +213,11 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.bug != "" {
-				knownBug(t, tt.bug)
-			}
 			tr, rev := tt.setup(t)
 			r := tr.open()
-			if _, err := readFilesGoGit(r.objects(), tr.gitTrim("rev-parse", rev), []string{journal}); err != nil {
+			if st := r.objects(); st == nil {
+				t.Log("go-git is not used for this repository: plumbing serves it")
+			} else if _, err := readFilesGoGit(st, tr.gitTrim("rev-parse", rev), []string{journal}); err != nil {
 				t.Logf("go-git cannot serve this read (%v): the fallback is exercised", err)
 			}
 			got, err := r.ReadFiles(ctx, rev, []string{journal, "README.md", "nope"})
@@ -241,7 +240,6 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 // `git clone --shared/--reference`): "absent" must not be guessed.
 func TestCommitPathsWithObjectsInAnAlternate(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "ReadFiles reports the journal absent when its subtree is only in an alternate, so the append drops the old entries")
 	src := newRepo(t)
 	src.commitFiles("vault", map[string]string{journal: "- old entry\n"})
 	dst := filepath.Join(filepath.Dir(src.dir), "shared-clone")
@@ -358,9 +356,6 @@ func TestDiscoverGitDirEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.bug != "" {
-				knownBug(t, tt.bug)
-			}
 			t.Setenv("GIT_DIR", tt.gitDir)
 			t.Setenv("GIT_WORK_TREE", tt.workTree)
 			t.Chdir(tt.cwd)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -60,13 +61,50 @@ func runHelper(name string) int {
 			}
 		}
 		return helperOK
+	case "lockset":
+		// Like "lock", under a set of locks taken all at once; every set
+		// shares "status", so the shared file is still exclusive.
+		names := strings.Split(os.Getenv("GITOPS_LOCKS"), ",")
+		for k := 0; k < iters; k++ {
+			err := r.WithLocks(ctx, names, LockOptions{Timeout: 90 * time.Second}, func() error {
+				file := os.Getenv("GITOPS_FILE")
+				b, err := os.ReadFile(file)
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				time.Sleep(3 * time.Millisecond)
+				return os.WriteFile(file, append(b, fmt.Sprintf("line %s.%d\n", id, k)...), 0o644)
+			})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "helper lockset:", err)
+				return helperFailed
+			}
+		}
+		return helperOK
+	case "commit-killed":
+		// A reference-transaction hook kills this process right after the
+		// branch moved, before the work tree and index are updated.
+		os.Setenv("GITOPS_SELF_PID", strconv.Itoa(os.Getpid()))
+		_, err := r.CommitPaths(ctx, CommitRequest{
+			Paths: []string{".claude/sonmat/journal.md"},
+			Locks: []string{"journal"},
+			Build: func(map[string][]byte) (map[string][]byte, error) {
+				return map[string][]byte{".claude/sonmat/journal.md": []byte("- first\n")}, nil
+			},
+			Message: func([]string) string { return "progress: killed\n\nScribe-Mode: test\n" },
+			// The dead process's lock must expire before the next command
+			// may take it over.
+			LockOptions: LockOptions{TTL: time.Second},
+		})
+		fmt.Fprintln(os.Stderr, "helper commit-killed survived:", err)
+		return helperFailed
 	case "commit":
 		if ms, _ := strconv.Atoi(os.Getenv("GITOPS_DELAY_MS")); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
 		const path = ".claude/sonmat/journal.md"
 		line := fmt.Sprintf("- entry from process %s\n", id)
-		res, err := r.CommitPaths(ctx, CommitRequest{
+		req := CommitRequest{
 			Paths: []string{path},
 			Locks: []string{"journal"},
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
@@ -74,7 +112,20 @@ func runHelper(name string) int {
 			},
 			Message:     func([]string) string { return "progress: entry " + id + "\n\nScribe-Mode: test\n" },
 			LockOptions: LockOptions{Timeout: 90 * time.Second},
-		})
+		}
+		res, err := r.CommitPaths(ctx, req)
+		// With GITOPS_RETRY_DEFERRED the helper reports a deferral (there is no
+		// user work, so any deferral is spurious) and tries again, so the rest
+		// of the contract can still be checked.
+		for tries := 0; os.Getenv("GITOPS_RETRY_DEFERRED") != "" && tries < 100; tries++ {
+			var de *DeferredError
+			if !errors.As(err, &de) {
+				break
+			}
+			fmt.Fprintln(os.Stderr, "spurious deferral:", err)
+			time.Sleep(10 * time.Millisecond)
+			res, err = r.CommitPaths(ctx, req)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper commit:", err)
 			return helperFailed
@@ -85,7 +136,7 @@ func runHelper(name string) int {
 		}
 		return helperOK
 	case "recordonce":
-		ok, err := r.RecordOnce("post-commit", "samekey", map[string]string{"by": id})
+		ok, err := r.RecordOnce("commit", "samekey", map[string]string{"by": id})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper recordonce:", err)
 			return helperFailed

@@ -83,3 +83,9 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// OnAnyBranch reports whether a local branch contains commit.
+func (r *Repo) OnAnyBranch(ctx context.Context, commit string) bool {
+	out, err := r.Git(ctx, "for-each-ref", "--count=1", "--contains", commit, "--format=%(refname)", "refs/heads/")
+	return err == nil && strings.TrimSpace(string(out)) != ""
+}

@@ -17,7 +17,9 @@ import (
 // LockRefPrefix is where scribe's ref locks live.
 const LockRefPrefix = "refs/scribe/locks/"
 
-var lockNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+// lockNameRE admits flat names git accepts as a ref component: no "..",
+// no trailing "." (and no ".lock" suffix, checked separately).
+var lockNameRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9_-]|\.[a-z0-9_-]){0,63}$`)
 
 // Holder describes who holds a lock; it is stored as the blob the lock ref
 // points at.
@@ -97,7 +99,7 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 		if i > 0 && names[i-1] == n {
 			continue
 		}
-		if !lockNameRE.MatchString(n) {
+		if !lockNameRE.MatchString(n) || strings.HasSuffix(n, ".lock") {
 			return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", n)
 		}
 		uniq = append(uniq, n)

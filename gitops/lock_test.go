@@ -106,7 +106,6 @@ func TestAcquireInvalidNames(t *testing.T) {
 // up front, not reported as "held by an unknown holder" after the timeout.
 func TestAcquireRejectsNamesGitRefuses(t *testing.T) {
 	t.Parallel()
-	knownBug(t, `Acquire("x.lock") and Acquire("a..b") spin until the timeout, then blame an unknown holder`)
 	r := newRepo(t).open()
 	for _, name := range []string{"x.lock", "a..b", "x."} {
 		l, err := r.Acquire(context.Background(), name, LockOptions{Timeout: 50 * time.Millisecond})
@@ -331,4 +330,102 @@ func TestAcquireMutualExclusionAcrossProcesses(t *testing.T) {
 		t.Errorf("lock refs left: %s", got)
 	}
 	tr.fsck()
+}
+
+func TestAcquireAll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	live := Holder{Host: "elsewhere", PID: 99, Expires: time.Now().Add(time.Hour)}
+	expired := Holder{Host: "elsewhere", PID: 98, Expires: time.Now().Add(-time.Minute)}
+	tests := []struct {
+		name     string
+		planted  map[string]Holder
+		names    []string
+		wantErr  bool
+		wantRefs []string // lock refs after the call (before any release)
+	}{
+		{name: "all free", names: []string{"status", "journal", "progress"},
+			wantRefs: []string{"journal", "progress", "status"}},
+		{name: "duplicates taken once", names: []string{"journal", "journal"}, wantRefs: []string{"journal"}},
+		{name: "expired ones taken over together with free ones", planted: map[string]Holder{"journal": expired},
+			names: []string{"journal", "status"}, wantRefs: []string{"journal", "status"}},
+		{name: "one live holder: nothing taken", planted: map[string]Holder{"progress": live},
+			names: []string{"journal", "progress", "status"}, wantErr: true, wantRefs: []string{"progress"}},
+		{name: "live and expired: nothing taken over", planted: map[string]Holder{"progress": live, "journal": expired},
+			names: []string{"journal", "progress"}, wantErr: true, wantRefs: []string{"journal", "progress"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			plantedOIDs := map[string]string{}
+			for n, h := range tt.planted {
+				plantedOIDs[n] = plantHolder(t, tr, n, h)
+			}
+			locks, err := tr.open().AcquireAll(ctx, tt.names, LockOptions{Timeout: 200 * time.Millisecond})
+			if tt.wantErr != (err != nil) {
+				t.Fatalf("AcquireAll = %v, want error %v", err, tt.wantErr)
+			}
+			var refs []string
+			for _, line := range strings.Split(tr.gitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix), "\n") {
+				if line != "" {
+					refs = append(refs, strings.TrimPrefix(line, LockRefPrefix))
+				}
+			}
+			if strings.Join(refs, ",") != strings.Join(tt.wantRefs, ",") {
+				t.Errorf("lock refs = %q, want %q", refs, tt.wantRefs)
+			}
+			if tt.wantErr {
+				if !errors.Is(err, ErrLocked) {
+					t.Errorf("error %v does not wrap ErrLocked", err)
+				}
+				for n, oid := range plantedOIDs {
+					if refValue(tr, LockRefPrefix+n) != oid {
+						t.Errorf("a failed AcquireAll changed %s", n)
+					}
+				}
+				return
+			}
+			if len(locks) != len(tt.wantRefs) {
+				t.Errorf("got %d locks, want %d", len(locks), len(tt.wantRefs))
+			}
+			for _, l := range locks {
+				if refValue(tr, l.Ref) != l.OID {
+					t.Errorf("%s does not hold our value", l.Ref)
+				}
+				if err := l.Release(ctx); err != nil {
+					t.Errorf("Release %s: %v", l.Name, err)
+				}
+			}
+			if got := tr.lockRefs(); got != "" {
+				t.Errorf("refs left after release: %s", got)
+			}
+		})
+	}
+}
+
+// Processes taking overlapping lock sets in different orders neither
+// deadlock nor overlap: every set contains "status", which guards the file.
+func TestAcquireAllAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	const n, iters = 12, 2
+	sets := []string{"journal,status", "status,progress", "progress,status,journal"}
+	tr := newRepo(t)
+	file := filepath.Join(t.TempDir(), "shared.txt")
+	errs, outs := runHelpers(t, n, "lockset", func(i int) []string {
+		return []string{"GITOPS_REPO=" + tr.dir, "GITOPS_FILE=" + file, "GITOPS_ITERS=2", "GITOPS_LOCKS=" + sets[i%len(sets)]}
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	b, _ := os.ReadFile(file)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != n*iters {
+		t.Errorf("shared file has %d lines, want %d: two sets overlapped", len(lines), n*iters)
+	}
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("lock refs left: %s", got)
+	}
 }

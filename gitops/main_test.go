@@ -104,20 +104,6 @@ func isolate(home string) error {
 	return os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(cfg), 0o644)
 }
 
-// knownBugsEnv runs the tests that pin correct behaviour gitops does not
-// have yet (each reported with a reproduction).
-const knownBugsEnv = "GITOPS_KNOWN_BUGS"
-
-// knownBug skips a test pinning a reported gitops bug, so the package stays
-// green for everyone editing the engine meanwhile; `GITOPS_KNOWN_BUGS=1 go
-// test ./gitops` runs them. Delete the call once the bug is fixed.
-func knownBug(t testing.TB, what string) {
-	t.Helper()
-	if os.Getenv(knownBugsEnv) == "" {
-		t.Skip("BUG: " + what + " (run with " + knownBugsEnv + "=1)")
-	}
-}
-
 // testRepo is a throw-away repository driven with the real git CLI.
 type testRepo struct {
 	t   testing.TB

@@ -9,10 +9,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 )
+
+// kindRE keeps record kinds file-name safe and dash-free (keyed records are
+// named k-<kind>-<key>.json).
+var kindRE = regexp.MustCompile(`^[a-z]{1,32}$`)
 
 // QueueItem is one durable record waiting to be landed by the next
 // synchronous scribe command.
@@ -58,6 +63,9 @@ func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
 func (r *Repo) RecordOnce(kind, key string, payload any) (bool, error) {
 	if key == "" || strings.ContainsAny(key, "/\\.") {
 		return false, fmt.Errorf("queue %s: invalid key %q", kind, key)
+	}
+	if !kindRE.MatchString(kind) {
+		return false, fmt.Errorf("queue: invalid kind %q: lowercase letters only", kind)
 	}
 	body, err := json.Marshal(payload)
 	if err != nil {
@@ -181,4 +189,32 @@ func keyedName(name string) (kind, key string, ok bool) {
 	}
 	kind, key, ok = strings.Cut(rest, "-")
 	return kind, key, ok && kind != "" && key != ""
+}
+
+// FailuresFile is where the post-commit hook logs what it could not record.
+func (r *Repo) FailuresFile() string { return filepath.Join(r.ScribeDir(), "failures.log") }
+
+// Failures returns the logged hook failures, oldest first.
+func (r *Repo) Failures() []string {
+	b, err := os.ReadFile(r.FailuresFile())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TakeFailures returns the logged failures and clears the log: a landing
+// reports them once, after which they are history.
+func (r *Repo) TakeFailures() []string {
+	f := r.Failures()
+	if len(f) > 0 {
+		os.Remove(r.FailuresFile())
+	}
+	return f
 }

@@ -247,6 +247,25 @@ func (r *Repo) ReadFiles(ctx context.Context, commit string, paths []string) (ma
 	}
 	if st := r.objects(); st != nil {
 		if m, err := readFilesGoGit(st, commit, paths); err == nil {
+			if len(m) == len(paths) {
+				return m, nil
+			}
+			// go-git reports any failure to load a tree as "file not found";
+			// an absent path is confirmed by git before anyone relies on it
+			// (appending to a journal that seems absent would drop it).
+			var absent []string
+			for _, p := range paths {
+				if _, ok := m[p]; !ok {
+					absent = append(absent, p)
+				}
+			}
+			more, err := r.readFilesPlumbing(ctx, commit, absent)
+			if err != nil {
+				return nil, err
+			}
+			for p, b := range more {
+				m[p] = b
+			}
 			return m, nil
 		}
 	}

@@ -23,6 +23,7 @@ type Repo struct {
 	// CommonDir holds refs, objects and scribe's runtime state.
 	CommonDir string
 
+	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	goOnce  sync.Once
 	goStore *filesystem.Storage // nil when go-git cannot read the object store
 }
@@ -48,16 +49,23 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 3 || lines[0] == "" {
 		return nil, fmt.Errorf("%s: no work tree: %w", dir, ErrNotARepo)
 	}
-	return &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}, nil
+	r := &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		// They may be relative to the caller's directory; every later git
+		// call runs in the work tree, so pass them on absolute.
+		r.env = []string{"GIT_DIR=" + r.GitDir, "GIT_WORK_TREE=" + r.WorkTree}
+	}
+	return r, nil
 }
 
 // Git runs git in the work tree and returns its stdout.
 func (r *Repo) Git(ctx context.Context, args ...string) ([]byte, error) {
-	return git(ctx, r.WorkTree, runOpts{}, args...)
+	return git(ctx, r.WorkTree, runOpts{env: r.env}, args...)
 }
 
 // gitIn runs git with extra options.
 func (r *Repo) gitIn(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+	o.env = append(append([]string(nil), r.env...), o.env...)
 	return git(ctx, r.WorkTree, o, args...)
 }
 
@@ -73,6 +81,9 @@ func (r *Repo) objects() *filesystem.Storage {
 	r.goOnce.Do(func() {
 		if fi, err := os.Stat(filepath.Join(r.CommonDir, "objects")); err != nil || !fi.IsDir() {
 			return
+		}
+		if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); err == nil {
+			return // objects borrowed from elsewhere: let git resolve them
 		}
 		r.goStore = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
 	})

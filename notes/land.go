@@ -35,6 +35,7 @@ type CommitRecord struct {
 // records a successful landing removes.
 func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (plans []Plan, records []CommitRecord, landable []gitops.QueueItem, ids []string, warns []string) {
 	landedBefore := v.landedQueueIDs(ctx, queued)
+	var recItems []gitops.QueueItem
 	for _, it := range queued {
 		if landedBefore[it.ID] {
 			landable = append(landable, it) // committed before a crash; just forget it
@@ -48,6 +49,8 @@ func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (p
 				continue
 			}
 			plans = append(plans, p)
+			ids = append(ids, it.ID)
+			landable = append(landable, it)
 		case KindCommit:
 			var c CommitRecord
 			if err := json.Unmarshal(it.Payload, &c); err != nil || c.SHA == "" {
@@ -55,48 +58,85 @@ func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (p
 				continue
 			}
 			records = append(records, c)
-		default:
-			continue
+			recItems = append(recItems, it)
 		}
-		ids = append(ids, it.ID)
-		landable = append(landable, it)
 	}
-	records, err := v.enrich(ctx, records)
+	fates, err := v.enrich(ctx, records)
 	if err != nil {
 		warns = append(warns, err.Error())
 	}
+	records = records[:0]
+	for i, f := range fates {
+		switch f.fate {
+		case recordLand:
+			records = append(records, f.rec)
+			ids = append(ids, recItems[i].ID)
+			landable = append(landable, recItems[i])
+		case recordDrop:
+			landable = append(landable, recItems[i])
+		}
+	}
+	sort.SliceStable(records, func(i, j int) bool { return records[i].Time < records[j].Time })
 	return plans, records, landable, ids, warns
+}
+
+type recordFate int
+
+const (
+	recordLand recordFate = iota // on this branch: journal it
+	recordKeep                   // on another branch only: wait for a wrap there
+	recordDrop                   // amended away, reset or pruned: nothing to journal
+)
+
+type fatedRecord struct {
+	rec  CommitRecord
+	fate recordFate
 }
 
 // enrich fills in what the post-commit hook's fast path left out (it records
 // only the sha): subject, files, stats and progress items, read from the
-// immutable commit with one git process.
-func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]CommitRecord, error) {
+// immutable commit with one git process. It also decides each record's fate:
+// only commits in HEAD's history are journaled here; a commit no branch
+// reaches any more (amended, reset) is dropped, one on another branch waits.
+func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]fatedRecord, error) {
+	out := make([]fatedRecord, len(recs))
 	var need []string
-	for _, r := range recs {
+	for i, r := range recs {
+		out[i] = fatedRecord{rec: r}
 		if r.Subject == "" {
 			need = append(need, r.SHA)
 		}
 	}
-	if len(need) == 0 {
-		return recs, nil
+	if len(recs) == 0 {
+		return out, nil
 	}
 	infos, err := v.Repo.CommitInfos(ctx, need)
 	if err != nil {
-		return recs, err
+		for i := range out {
+			out[i].fate = recordKeep
+		}
+		return out, err
 	}
-	out := make([]CommitRecord, 0, len(recs))
-	for _, r := range recs {
+	head, _ := v.Repo.Head(ctx)
+	for i, r := range recs {
 		if ci, ok := infos[r.SHA]; ok && r.Subject == "" {
 			if ci.Missing {
-				continue // amended away and pruned: nothing left to journal
+				out[i].fate = recordDrop
+				continue
 			}
 			r = RecordFromCommit(ci.SHA, ci.Subject, ci.Body, ci.Files, ci.Added, ci.Deleted)
 			r.Time = ci.Time
+			out[i].rec = r
 		}
-		out = append(out, r)
+		switch {
+		case head.Commit != "" && v.Repo.IsAncestor(ctx, r.SHA, head.Commit):
+			out[i].fate = recordLand
+		case v.Repo.OnAnyBranch(ctx, r.SHA):
+			out[i].fate = recordKeep
+		default:
+			out[i].fate = recordDrop
+		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Time < out[j].Time })
 	return out, nil
 }
 
@@ -221,6 +261,9 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	res, err := v.Repo.CommitPaths(ctx, req)
 	if err != nil {
 		return res, 0, warns, err
+	}
+	for _, f := range v.Repo.TakeFailures() {
+		warns = append(warns, "post-commit hook failure (reported once): "+f)
 	}
 	if err := v.Repo.Dequeue(landedItems); err != nil {
 		warns = append(warns, err.Error())

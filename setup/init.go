@@ -54,7 +54,7 @@ const (
 
 // Build computes the plan without writing anything.
 func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*Plan, error) {
-	p := &Plan{repo: r, hooks: o.Hooks, ctx: ctx}
+	p := &Plan{repo: r, hooks: o.Hooks, ctx: ctx, Changes: []Change{}, Unchanged: []string{}, Warnings: []string{}}
 	switch o.Agent {
 	case "", "none", "claude", "codex":
 	default:
@@ -69,7 +69,9 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 		func() error {
 			return p.file(config.RepoFile, func(cur []byte, ok bool) ([]byte, string) { return scribeYAML(cur, ok) })
 		},
-		func() error { return p.file(".gitignore", gitignore) },
+		func() error {
+			return p.file(".gitignore", func(cur []byte, ok bool) ([]byte, string) { return gitignore(cur, cfg.Paths) })
+		},
 		func() error {
 			return p.file(".gitattributes", func(cur []byte, ok bool) ([]byte, string) {
 				return gitattributes(cur, cfg.Paths.Journal, cfg.Paths.JournalArchive)
@@ -178,6 +180,9 @@ func (p *Plan) hook() error {
 	}
 	what := map[HookState]string{HookInstalled: "post-commit hook", HookChained: "post-commit hook, chaining your existing hook (kept as post-commit" + OrigSuffix + ")",
 		HookUpdated: "update scribe's post-commit hook"}[state]
+	if HooksOutside(p.repo, filepath.Dir(path)) {
+		p.Warnings = append(p.Warnings, filepath.Dir(path)+" is outside this repository (core.hooksPath): the hook will record commits of every repository that uses it")
+	}
 	if state == HookPresent {
 		p.Unchanged = append(p.Unchanged, rel)
 		return nil

@@ -2,7 +2,11 @@ package setup
 
 import (
 	"bytes"
+	"fmt"
+	"path"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/config"
 )
 
 const scribeYAMLTemplate = `# git-scribe configuration. Every key is optional; the values below are the
@@ -39,14 +43,24 @@ const (
 	blockEnd   = "# <<< git-scribe"
 )
 
-const gitignoreBlock = blockBegin + `
-# temp files of interrupted atomic writes (scribe's scratch lives under .git/scribe/)
-.claude/sonmat/.*.md[0-9]*
-.claude/memory/**/.*.md[0-9]*
-/.ACTIVE-STATUS.md[0-9]*
-/.progress.md[0-9]*
-/.CLAUDE.md[0-9]*
-` + blockEnd + "\n"
+// gitignoreBlock ignores the temp files an interrupted atomic write can
+// leave next to each vault file (renameio names them ".<name><digits>").
+func gitignoreBlock(paths config.Paths) string {
+	var b strings.Builder
+	b.WriteString(blockBegin + "\n# temp files of interrupted atomic writes (scribe's scratch lives under .git/scribe/)\n")
+	seen := map[string]bool{}
+	for _, p := range []string{paths.BridgeNote, paths.Journal, paths.JournalArchive, paths.Progress, paths.ActiveStatus, paths.ClaudeMD} {
+		dir, base := path.Split(p)
+		line := "/" + dir + "." + base + "[0-9]*"
+		if !seen[line] {
+			seen[line] = true
+			b.WriteString(line + "\n")
+		}
+	}
+	b.WriteString("/" + strings.TrimSuffix(paths.MemoryDir, "/") + "/**/.*.md[0-9]*\n")
+	b.WriteString(blockEnd + "\n")
+	return b.String()
+}
 
 func appendBlock(cur []byte, block string) []byte {
 	var b bytes.Buffer
@@ -61,11 +75,11 @@ func appendBlock(cur []byte, block string) []byte {
 	return b.Bytes()
 }
 
-func gitignore(cur []byte, ok bool) ([]byte, string) {
+func gitignore(cur []byte, paths config.Paths) ([]byte, string) {
 	if bytes.Contains(cur, []byte(blockBegin)) {
 		return nil, ""
 	}
-	return appendBlock(cur, gitignoreBlock), "ignore interrupted-write temp files"
+	return appendBlock(cur, gitignoreBlock(paths)), "ignore interrupted-write temp files"
 }
 
 func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
@@ -97,7 +111,10 @@ func claudeSettings(cur []byte, ok bool) ([]byte, string) {
 	root := &jvalue{isObj: true}
 	if ok && len(bytes.TrimSpace(cur)) > 0 {
 		v, err := parseJSON(cur)
-		if err != nil || !v.isObj {
+		if err != nil {
+			return nil, fmt.Sprintf("warning: not valid JSON (%v), left alone; fix it or add the hooks by hand (see git scribe init --help)", err)
+		}
+		if !v.isObj {
 			return nil, "warning: not a JSON object, left alone; add the hooks by hand (see git scribe init --help)"
 		}
 		root = v

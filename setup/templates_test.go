@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/git-scribe/git-scribe/config"
 )
 
 func TestClaudeSettingsMergeKeepsKeysAndOrder(t *testing.T) {
@@ -49,8 +51,8 @@ func TestClaudeSettingsLeavesBadFilesAlone(t *testing.T) {
 
 func TestBlocksAreIdempotent(t *testing.T) {
 	t.Parallel()
-	gi, _ := gitignore([]byte("*.log"), true)
-	if again, _ := gitignore(gi, true); again != nil {
+	gi, _ := gitignore([]byte("*.log"), config.Defaults().Paths)
+	if again, _ := gitignore(gi, config.Defaults().Paths); again != nil {
 		t.Error("gitignore block added twice")
 	}
 	if !strings.HasPrefix(string(gi), "*.log\n\n") {
