@@ -28,6 +28,8 @@ func newInitCmd(f *Factory) *cobra.Command {
   .gitignore                            a marked block for interrupted-write temp files
   .gitattributes                        merge=union for the journal files
   .claude/sonmat/                       the vault directory
+  merge.union.driver                    journal entries merged whole (git's line-level
+                                        union interleaves entries that share lines)
   remote.origin.fetch                   +refs/scribe/*:refs/remotes/origin/scribe/* (when origin exists)
   --hooks        post-commit hook       where git looks (core.hooksPath, Husky), chaining yours
   --agent claude .claude/settings.json  SessionStart → git scribe bridge --hook,

@@ -46,6 +46,7 @@ Typical use:
 		newInitCmd(f),
 		newDocsCmd(f),
 		newCompletionCmd(f),
+		newMergeUnionCmd(f),
 	)
 	return root
 }

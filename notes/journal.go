@@ -56,6 +56,12 @@ type Entry struct {
 	Modes   string   // optional "- Mode: …" line
 	Done    []string // optional "### Done" bullets
 	Next    []string // optional "### Next" bullets, e.g. "(project) item"
+	// ID, when set, is rendered as the entry's last line, an HTML comment
+	// (invisible in rendered markdown). Its uniqueness keeps entries whole
+	// when parallel branches' appends meet in a merge=union merge: git's
+	// merge shares identical trailing lines of the two sides, so without it
+	// the first entry loses a "- Mode: …" line the second also ends with.
+	ID string
 	// Raw is set by ParseJournal: the entry's exact original text, from its
 	// heading up to the next entry's heading (or the end of the file).
 	Raw string
@@ -112,7 +118,25 @@ func (e Entry) Render() string {
 	}
 	list("### Done", e.Done)
 	list("### Next", e.Next)
+	if id := entryIDClean(e.ID); id != "" {
+		b.WriteString(entryIDPrefix + id + entryIDSuffix + "\n")
+	}
 	return b.String()
+}
+
+const (
+	entryIDPrefix = "<!-- scribe:entry "
+	entryIDSuffix = " -->"
+)
+
+// entryIDClean keeps IDs to characters that cannot end the comment.
+func entryIDClean(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return -1
+	}, id)
 }
 
 // cleanCommit makes a commit id one token: no white space, commas or backticks.
@@ -196,6 +220,10 @@ func parseEntry(raw string) Entry {
 	var sub *[]string // the ### subsection being read, if any
 	for _, line := range lines[1:] {
 		trimmed := strings.TrimSpace(line)
+		if id, ok := strings.CutPrefix(trimmed, entryIDPrefix); ok && strings.HasSuffix(id, entryIDSuffix) {
+			e.ID = strings.TrimSuffix(id, entryIDSuffix)
+			continue
+		}
 		if level, heading, ok := atxHeading(line); ok && level >= 3 {
 			switch strings.ToLower(heading) {
 			case "done":

@@ -391,7 +391,7 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 			summary = subjects[0]
 		}
 		p.Summary = truncate(v.redact(oneLine(summary)), 72)
-		p.Entry = &Entry{Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
+		p.Entry = &Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
 			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
 	} else {
 		p.Modes = nil

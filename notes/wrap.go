@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -279,7 +280,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	witness := ParseWitness(v.redact(in.Witness))
 	p.Summary = summarise(hint, ch, files)
 	if p.Modes.Has(ModeJournal) {
-		e := Entry{Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
+		e := Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
 			Notable: v.redact(notable), Tests: v.redact(oneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
 			Next: v.redactAll(in.Next)}
 		if p.Modes.Has(ModeWitness) || in.Witness != "" {
@@ -523,4 +524,11 @@ func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapRep
 	rep.fill([]Plan{plan})
 	rep.Status, rep.Reason, rep.QueueID = "queued", reason, it.ID
 	return rep, nil
+}
+
+// entryID is unique per entry: the time plus random bits.
+func entryID(t time.Time) string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s-%s", t.UTC().Format("20060102T150405Z"), hex.EncodeToString(b))
 }

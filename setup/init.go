@@ -78,6 +78,7 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 			})
 		},
 		func() error { return p.vaultDir(filepath.Dir(cfg.Paths.Journal)) },
+		p.mergeDriver,
 		p.refspec,
 	}
 	if o.Hooks {
@@ -143,6 +144,36 @@ func (p *Plan) vaultDir(rel string) error {
 	}
 	p.Changes = append(p.Changes, Change{Path: rel + "/", Action: "create", What: "vault directory",
 		apply: func() error { return os.MkdirAll(dir, 0o755) }})
+	return nil
+}
+
+// MergeUnionDriver makes merge=union files go through scribe: the journal
+// files are merged entry by entry (git's line-level union interleaves two
+// entries that share lines), every other file through git's own union merge.
+// Without git-scribe on PATH the plain union merge runs.
+const MergeUnionDriver = "git scribe merge-union %O %A %B %P || git merge-file --union %A %O %B"
+
+// mergeDriver registers the driver in the repository's config (per clone:
+// git never takes merge drivers from the repository's content).
+func (p *Plan) mergeDriver() error {
+	cur, _ := p.repo.Git(p.ctx, "config", "--get", "merge.union.driver")
+	if strings.TrimSpace(string(cur)) == MergeUnionDriver {
+		p.Unchanged = append(p.Unchanged, "merge.union.driver")
+		return nil
+	}
+	if strings.TrimSpace(string(cur)) != "" {
+		p.Warnings = append(p.Warnings, "merge.union.driver is already set to "+strings.TrimSpace(string(cur))+"; left alone (journal merges may interleave entries)")
+		p.Unchanged = append(p.Unchanged, "merge.union.driver")
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Path: "merge.union.driver", Action: "config", What: "entry-aware union merge for the journal files",
+		apply: func() error {
+			if _, err := p.repo.Git(p.ctx, "config", "merge.union.name", "union merge; journal entries kept whole by git-scribe"); err != nil {
+				return err
+			}
+			_, err := p.repo.Git(p.ctx, "config", "merge.union.driver", MergeUnionDriver)
+			return err
+		}})
 	return nil
 }
 

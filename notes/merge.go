@@ -1,0 +1,46 @@
+package notes
+
+import "strings"
+
+// MergeJournal merges two branches' versions of an append-only journal (or
+// archive) entry by entry: ours is kept byte for byte and the entries theirs
+// added since base are appended in their order. Entries are identified by
+// their id line, else by their text. Git's own union merge works line by
+// line and interleaves two entries that share lines (every "- Result:
+// shipped"); this never does.
+func MergeJournal(base, ours, theirs string) string {
+	key := func(e Entry) string {
+		if e.ID != "" {
+			return "id:" + e.ID
+		}
+		return "raw:" + strings.TrimSpace(e.Raw)
+	}
+	seen := map[string]bool{}
+	for _, text := range []string{base, ours} {
+		for _, e := range ParseJournal(text).Entries {
+			seen[key(e)] = true
+		}
+	}
+	out := ours
+	if strings.TrimSpace(out) == "" {
+		out = ParseJournal(theirs).Preamble
+	}
+	for _, e := range ParseJournal(theirs).Entries {
+		if seen[key(e)] {
+			continue
+		}
+		seen[key(e)] = true
+		raw := e.Raw
+		if raw == "" {
+			raw = e.Render()
+		}
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		if out != "" && !strings.HasSuffix(out, "\n\n") && !strings.HasSuffix(out, "\n\n\n") {
+			out += "\n"
+		}
+		out += raw
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package notes
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMergeJournalKeepsEntriesWhole(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	entry := func(id, summary string) Entry {
+		return Entry{ID: id, Time: at, Summary: summary, Scope: "no file changes", Result: "shipped", Modes: "journal"}
+	}
+	base, _ := Append("", "", entry("b", "Base"), 50)
+	ours, _ := Append(base, "", entry("m", "Main"), 50)
+	theirs, _ := Append(base, "", entry("s", "Side"), 50)
+	got := MergeJournal(base, ours, theirs)
+	if !strings.HasPrefix(got, ours) {
+		t.Fatalf("ours is not kept byte for byte:\n%s", got)
+	}
+	j := ParseJournal(got)
+	if len(j.Entries) != 3 || j.Entries[2].Summary != "Side" {
+		t.Fatalf("entries = %d, want Base, Main, Side:\n%s", len(j.Entries), got)
+	}
+	if n := strings.Count(got, "- Mode: journal\n"); n != 3 {
+		t.Errorf("%d Mode lines, want 3 (one per entry):\n%s", n, got)
+	}
+	if again := MergeJournal(base, got, theirs); again != got {
+		t.Errorf("merging again changed the result")
+	}
+	if MergeJournal(base, ours, base) != ours {
+		t.Errorf("theirs unchanged: ours must win as is")
+	}
+}
+
+func TestMergeJournalArchivedOnOneSide(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	var base string
+	for _, s := range []string{"one", "two"} {
+		base, _ = Append(base, "", Entry{ID: s, Time: at, Summary: s}, 50)
+	}
+	// ours archived "one" (max 1 entry) while theirs appended "three".
+	ours, _ := Append(base, "", Entry{ID: "x", Time: at, Summary: "x"}, 2)
+	theirs, _ := Append(base, "", Entry{ID: "three", Time: at, Summary: "three"}, 50)
+	got := ParseJournal(MergeJournal(base, ours, theirs))
+	var names []string
+	for _, e := range got.Entries {
+		names = append(names, e.Summary)
+	}
+	if strings.Join(names, ",") != "two,x,three" {
+		t.Errorf("entries = %v, want two,x,three (the archived one stays archived)", names)
+	}
+}
