@@ -11,12 +11,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 )
 
 func main() {
 	files := flag.Int("files", 20000, "number of files in the tree")
 	commits := flag.Int("commits", 5000, "number of commits")
-	journal := flag.Bool("journal", false, "every commit also appends an entry to .claude/sonmat/journal.md (vault history)")
+	journal := flag.Bool("journal", false, "every commit also appends an entry to .claude/sonmat/journal.md, keeping 50 and moving older ones verbatim to journal-archive.md (vault history)")
 	flag.Parse()
 	w := bufio.NewWriterSize(os.Stdout, 1<<20)
 	defer w.Flush()
@@ -24,7 +25,8 @@ func main() {
 	path := func(i int) string { return fmt.Sprintf("src/d%03d/f%05d.txt", i%500, i) }
 	blob := func(s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s), s) }
 	ts := int64(1700000000)
-	var journalText string
+	var entries []string
+	archiveText := "# Journal Archive\n\n"
 	for c := 0; c < *commits; c++ {
 		fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Bench <bench@example.com> %d +0000\n", c+1, ts+int64(c)*60)
 		blob(fmt.Sprintf("commit %d", c))
@@ -44,12 +46,24 @@ func main() {
 			}
 		}
 		if *journal {
-			if journalText == "" {
-				journalText = "# Journal\n\n"
+			entries = append(entries, fmt.Sprintf("## 2026-01-01T00:%02d:%02d+00:00 — commit %d\n- Scope: src/ (3 files)\n- Result: shipped\n- Notable: +3 −3\n- Commits: %012x\n- Mode: journal\n<!-- scribe:entry e%d -->\n\n", (c/60)%60, c%60, c, c, c))
+			archived := false
+			for len(entries) > 50 {
+				archiveText += entries[0]
+				entries = entries[1:]
+				archived = true
 			}
-			journalText += fmt.Sprintf("## 2026-01-01T00:%02d:%02d+00:00 — commit %d\n- Scope: src/ (3 files)\n- Result: shipped\n- Notable: +3 −3\n- Commits: %012x\n\n", (c/60)%60, c%60, c, c)
+			var j strings.Builder
+			j.WriteString("# Journal\n\n")
+			for _, e := range entries {
+				j.WriteString(e)
+			}
 			fmt.Fprintf(w, "M 100644 inline .claude/sonmat/journal.md\n")
-			blob(journalText)
+			blob(j.String())
+			if archived {
+				fmt.Fprintf(w, "M 100644 inline .claude/sonmat/journal-archive.md\n")
+				blob(archiveText)
+			}
 		}
 	}
 }
