@@ -76,7 +76,7 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 	}
 	var warn string
 	if len(bv.Stale) > 0 {
-		warn = fmt.Sprintf("Note: cited files changed since this note was written (%s): %s — verify before relying on it.",
+		warn = fmt.Sprintf("cited files changed since this note was written (%s): %s — verify before relying on it",
 			shortRef(bv.Commit), strings.Join(bv.Stale, ", "))
 	}
 	switch {
@@ -85,7 +85,7 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 		if bv.Exists {
 			ctxText = "Bridge note from the previous session (" + bv.Path + "); a hypothesis to verify, not a fact:\n\n" + text
 			if warn != "" {
-				ctxText += "\n" + warn + "\n"
+				ctxText += "\nNote: " + warn + ".\n"
 			}
 		}
 		out := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": ctxText}}

@@ -49,6 +49,15 @@ func (v *Vault) ownPaths() []string {
 	return []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}
 }
 
+// managedPaths are every file scribe writes, including progress.md.
+func (v *Vault) managedPaths() map[string]bool {
+	m := map[string]bool{v.Config.Paths.Progress: true, v.Config.Paths.ClaudeMD: true}
+	for _, p := range v.ownPaths() {
+		m[p] = true
+	}
+	return m
+}
+
 func (v *Vault) lockOptions(purpose string) gitops.LockOptions {
 	return gitops.LockOptions{Timeout: v.Config.LockTimeout, Purpose: purpose}
 }

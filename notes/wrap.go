@@ -302,7 +302,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		}
 		if len(files) > 0 {
 			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), listFew(files, 5)))
-			b.Cites = citeable(files, 10)
+			b.Cites = citeable(files, 10, v.managedPaths())
 		}
 		if in.Loop == "discard" {
 			b.Context = append(b.Context, "The last approach was discarded; see the journal for why.")
@@ -407,11 +407,13 @@ func listFew(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// citeable keeps up to n plain repo paths (cites are stored comma-joined).
-func citeable(files []string, n int) []string {
+// citeable keeps up to n plain repo paths (cites are stored comma-joined),
+// never scribe-managed ones: scribe's own ticks would make the note look
+// stale.
+func citeable(files []string, n int, managed map[string]bool) []string {
 	var out []string
 	for _, f := range files {
-		if strings.ContainsAny(f, ",\n") || strings.Contains(f, "-->") {
+		if managed[f] || strings.ContainsAny(f, ",\n") || strings.Contains(f, "-->") {
 			continue
 		}
 		out = append(out, f)
