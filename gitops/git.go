@@ -56,7 +56,14 @@ type runOpts struct {
 
 // git runs the git binary in dir and returns its stdout.
 func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	argv := args
+	if len(args) > 0 && args[0] == "update-ref" {
+		// Another process's update-ref on the same ref holds its .lock
+		// file for a moment; wait for it (git's default is 100 ms, which a
+		// loaded machine overruns) instead of failing a lock release.
+		argv = append([]string{"-c", "core.filesRefLockTimeout=5000"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), ActiveEnv+"=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, o.env...)
