@@ -98,6 +98,9 @@ func TestScripts(t *testing.T) {
 			"unchanged": cmdUnchanged,
 			"exits":     cmdExits,
 			"jsonfield": cmdJSONField,
+			"openaisrv": cmdOpenAIServer,
+			"gitdaemon": cmdGitDaemon,
+			"githttp":   cmdGitHTTP,
 		},
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/git-scribe/git-scribe/memory"
 )
 
 // queuedWrites is SCR007: writes that could not be committed when they were
@@ -25,6 +27,10 @@ func (queuedWrites) Check(_ context.Context, in *Input) ([]Finding, error) {
 		// Unreadable records are left in place; say so rather than fail.
 		out = append(out, Finding{Message: err.Error(),
 			Fix: "inspect the named records; remove them once you know what they held"})
+	}
+	if n := (&memory.Store{Repo: in.Repo, Config: in.Config}).PendingCount(); n > 0 {
+		out = append(out, Finding{Message: fmt.Sprintf("%d confirmed memory write(s) (a person's yes to a rule, trap or gate decision) wait to be committed", n),
+			Fix: "run git scribe compound list (or any compound command, or wrap) on a branch with no merge, rebase or index.lock in progress; they land by themselves"})
 	}
 	if len(items) == 0 {
 		return out, nil

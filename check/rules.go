@@ -15,5 +15,8 @@ func Rules() []Rule {
 		newMemoryIndex(),
 		newMemoryHeading(),
 		newFollowupTags(),
+		newMemoryFrontmatter(),
+		newMemoryConfirmed(),
+		newDispatchPacks(),
 	}
 }

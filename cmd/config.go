@@ -32,6 +32,13 @@ first: flags > SCRIBE_* environment (e.g. SCRIBE_JOURNAL_MAX, SCRIBE_PATHS_JOURN
 			for _, k := range config.Keys() {
 				rows = append(rows, row{Key: k, Value: l.Get(k), Origin: l.Origins[k]})
 			}
+			ds, err := dispatchSettings(f)
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			for _, s := range ds {
+				rows = append(rows, row(s))
+			}
 			if asJSON {
 				return printJSON(f.IO, rows)
 			}

@@ -88,6 +88,14 @@ func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Sync.RemoteLock && r.RemoteLock == "" {
+		// sync.remote_lock: every write also locks on the remote. When no
+		// remote can be named, writes defer on "origin" (clearly, queued)
+		// rather than run unlocked; reads are unaffected.
+		if r.RemoteLock, err = resolveRemoteLock(ctx, r, c.Config); err != nil {
+			r.RemoteLock = "origin"
+		}
+	}
 	return &notes.Vault{Repo: r, Config: c.Config, Redact: redact}, nil
 }
 

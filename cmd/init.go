@@ -30,13 +30,18 @@ func newInitCmd(f *Factory) *cobra.Command {
   .claude/sonmat/                       the vault directory
   merge.union.driver                    journal entries merged whole (git's line-level
                                         union interleaves entries that share lines)
-  remote.origin.fetch                   +refs/scribe/*:refs/remotes/origin/scribe/* (when origin exists)
+  remote.origin.fetch                   +refs/scribe/*:refs/scribe/remotes/origin/* (when origin
+                                        exists): plain git fetch tracks the remote's scribe refs;
+                                        no push refspec (it would change what plain git push
+                                        pushes): git scribe sync publishes them
   --hooks        post-commit hook       where git looks (core.hooksPath, Husky), chaining yours
   --agent claude .claude/settings.json  SessionStart → git scribe bridge --hook,
                                         Stop → git scribe wrap --hook,
                                         SessionEnd → git scribe wrap --hook --session-end
   --agent codex  AGENTS.md              a marked section telling Codex to bridge and wrap
   --ci github    .github/workflows/scribe-check.yml
+  --mcp          .mcp.json              (with --agent claude) the git-scribe MCP server:
+                                        git scribe mcp
 
 It merges into what is there (keys, hooks and key order in settings.json are
 kept), never overwrites a person's content, and is idempotent: a second run
@@ -50,6 +55,7 @@ commit them yourself.`,
 	c.Flags().StringVar(&o.Agent, "agent", "none", "agent to wire: claude, codex or none")
 	c.Flags().BoolVar(&o.Hooks, "hooks", false, "install the post-commit hook")
 	c.Flags().StringVar(&o.CI, "ci", "", "write a CI workflow: github")
+	c.Flags().BoolVar(&o.MCP, "mcp", false, "register git scribe mcp in the agent's project MCP config (.mcp.json for claude)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the plan; change nothing")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the plan as JSON")
 	return c

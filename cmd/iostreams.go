@@ -15,6 +15,8 @@ type IOStreams struct {
 
 	outTTY bool
 	inTTY  bool
+	// promptable overrides CanPrompt (tests drive prompts over pipes).
+	promptable *bool
 }
 
 // NewIOStreams wraps real or test streams; TTY detection only for *os.File.
@@ -33,7 +35,15 @@ func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 
 // CanPrompt reports whether a person can answer a question.
-func (s *IOStreams) CanPrompt() bool { return s.inTTY && s.outTTY }
+func (s *IOStreams) CanPrompt() bool {
+	if s.promptable != nil {
+		return *s.promptable
+	}
+	return s.inTTY && s.outTTY
+}
+
+// SetCanPrompt overrides TTY detection for CanPrompt (tests).
+func (s *IOStreams) SetCanPrompt(ok bool) { s.promptable = &ok }
 
 // Color reports whether to decorate output: only on a TTY, never with NO_COLOR.
 func (s *IOStreams) Color() bool { return s.outTTY && os.Getenv("NO_COLOR") == "" }

@@ -47,6 +47,10 @@ Typical use:
 		newDocsCmd(f),
 		newCompletionCmd(f),
 		newMergeUnionCmd(f),
+		newDispatchCmd(f), newPackCmd(f), newRatifyCmd(f),
+		newFollowupsCmd(f),
+		newSyncCmd(f), newMCPCmd(f),
+		newRuleCmd(f), newTrapCmd(f), newCompoundCmd(f),
 	)
 	return root
 }

@@ -22,6 +22,7 @@ type StatusReport struct {
 	Locks    []gitops.HeldLock `json:"locks"`
 	Failures []string          `json:"failures,omitempty"`
 	Blocked  string            `json:"blocked,omitempty"` // why queued writes cannot land right now
+	Memory   *MemoryStatus     `json:"memory,omitempty"`  // compound candidates, pending memory writes, disabled detectors
 }
 
 // VaultFile is one scribe-managed file.
@@ -59,6 +60,7 @@ commit) land at the next synchronous command such as git scribe wrap.`,
 		RunE: func(c *cobra.Command, _ []string) error { return runStatus(c.Context(), f, asJSON) },
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	c.AddCommand(newStatusRegenerateCmd(f))
 	return c
 }
 
@@ -80,7 +82,7 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 		_, vf.Exists, _ = v.ReadWorktree(vf.Path)
 		rep.Files = append(rep.Files, vf)
 	}
-	if sc, ok, err := r.LastScribeCommit(ctx, head.Commit); err == nil && ok {
+	if sc, ok, err := r.LastCommitWithTrailer(ctx, head.Commit, "Scribe-Fingerprint"); err == nil && ok {
 		out, _ := r.Git(ctx, "log", "-1", "--format=%s%x00%cI", sc.SHA)
 		subj, date, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
 		rep.LastWrap = &LastWrap{SHA: sc.SHA, Modes: sc.Trailers[gitops.TrailerMode], Subject: subj, Date: date}
@@ -105,6 +107,7 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			rep.Blocked = err.Error()
 		}
 	}
+	rep.Memory = memoryStatus(ctx, f)
 	if asJSON {
 		return printJSON(f.IO, rep)
 	}
@@ -165,5 +168,6 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	for _, fl := range rep.Failures {
 		fmt.Fprintf(out, "%s %s\n", f.IO.Bold("failure:"), fl)
 	}
+	renderMemoryStatus(f.IO, rep.Memory)
 	return nil
 }

@@ -26,6 +26,12 @@ type WrapOptions struct {
 	Background bool
 	QueueOnly  bool   // hidden: the detached half of --background
 	StdinFile  string // hidden: stdin captured by the parent of --background
+	// Transcript and Route drive conversation follow-up extraction.
+	Transcript string
+	Route      string
+	// RemoteLock and NoRemoteLock override sync.remote_lock.
+	RemoteLock   bool
+	NoRemoteLock bool
 }
 
 // hookInput is the agent hook JSON on stdin; unknown fields are ignored.
@@ -91,6 +97,10 @@ vault file) the result is queued and the next git scribe command lands it.`,
 	fl.BoolVar(&o.Background, "background", false, "return at once; the result is queued and landed by the next git scribe command")
 	fl.BoolVar(&o.QueueOnly, "queue-only", false, "compute and queue the result; never commit")
 	fl.StringVar(&o.StdinFile, "stdin-file", "", "read stdin from `FILE`")
+	fl.StringVar(&o.Transcript, "transcript", "", "extract conversation follow-ups from the session transcript `FILE` (default: the hook's transcript_path)")
+	fl.StringVar(&o.Route, "route", "", "route the transcript's orphan follow-ups by the decision `FILE` (see git scribe followups extract --help)")
+	fl.BoolVar(&o.RemoteLock, "remote-lock", false, "also take the locks on the remote (sync.remote or upstream), so machines serialise; unreachable → queued")
+	fl.BoolVar(&o.NoRemoteLock, "no-remote-lock", false, "write without the remote lock even if sync.remote_lock is on (and land writes queued for it)")
 	fl.MarkHidden("queue-only")
 	fl.MarkHidden("stdin-file")
 	return c
@@ -130,6 +140,12 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if err != nil {
 		return err
 	}
+	if !o.Hook || o.QueueOnly {
+		v.Prose = proseWriter(ctx, f) // a Stop hook stays fast and deterministic
+	}
+	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
+		return err
+	}
 	var rep notes.WrapReport
 	if o.QueueOnly {
 		rep, err = v.Queue(ctx, in, "background wrap")
@@ -139,13 +155,21 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return printJSON(o.IO, rep)
+	if err := reportWrap(ctx, v, o, in, hook, rep); err != nil {
+		return err
 	}
-	if o.Hook {
-		return nil // a Stop hook's stdout goes nowhere useful; status shows it
+	if !o.QueueOnly && !in.DryRun {
+		// session_wrap trigger: collect memory candidates; the gate asks
+		// only when a person is at the terminal.
+		transcriptPath, session := o.Transcript, ""
+		if hook != nil {
+			if transcriptPath == "" {
+				transcriptPath = hook.TranscriptPath
+			}
+			session = hook.SessionID
+		}
+		compoundAfterWrap(ctx, f, transcriptPath, session, o.IO.CanPrompt() && !o.JSON && !o.Hook)
 	}
-	renderWrap(o.IO, rep)
 	return nil
 }
 
@@ -260,7 +284,7 @@ func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapO
 	args := []string{"-C", r.WorkTree, "wrap", "--queue-only"}
 	var ferr error
 	for _, name := range []string{"loop", "session-end", "trivial", "hint", "tests", "witness", "loop-report", "base",
-		"done", "next", "urgent", "question", "result", "mode", "artifacts", "hook"} {
+		"done", "next", "urgent", "question", "result", "mode", "artifacts", "hook", "remote-lock", "no-remote-lock"} {
 		fl := c.Flags().Lookup(name)
 		if fl == nil || !fl.Changed {
 			continue

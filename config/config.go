@@ -32,6 +32,15 @@ type Paths struct {
 	ClaudeMD       string `yaml:"claude_md"`
 	TrapDir        string `yaml:"trap_dir"`
 	MemoryDir      string `yaml:"memory_dir"`
+	// Dispatch (SPEC §7): contract notes, frozen context packs, the output
+	// dirs of landed drafts and reviews (reviews/<lane>/), the ratify inbox
+	// and the repository's skill overrides.
+	Contracts    string `yaml:"contracts"`
+	ContextPacks string `yaml:"context_packs"`
+	Drafts       string `yaml:"drafts"`
+	Reviews      string `yaml:"reviews"`
+	Inbox        string `yaml:"inbox"`
+	Skills       string `yaml:"skills"`
 }
 
 // Config is the effective configuration.
@@ -47,6 +56,76 @@ type Config struct {
 	LockTimeout time.Duration `yaml:"lock_timeout"`
 	// Project is the project tag for a single-project repository (default: the repository's directory name).
 	Project string `yaml:"project"`
+	// TemplateSet picks dispatch's default review lanes: fiction (canon,
+	// voice) or gamedev (canon, voice, mechanics).
+	TemplateSet string `yaml:"template_set"`
+	// Memory configures project rules, traps and the compound promotion gate.
+	Memory Memory `yaml:"memory"`
+	// Followups configures follow-up sources, conversation extraction and
+	// the ACTIVE-STATUS dashboard.
+	Followups Followups `yaml:"followups"`
+	// Sync configures `git scribe sync` and remote locks.
+	Sync Sync `yaml:"sync"`
+}
+
+// Sync configures how the vault travels through a git remote (SPEC §4).
+type Sync struct {
+	// Remote is the remote sync and remote locks use (default: the
+	// branch's upstream remote, else origin).
+	Remote string `yaml:"remote"`
+	// Branch is the vault branch (default: the current branch).
+	Branch string `yaml:"branch"`
+	// RemoteLock makes every scribe write also take its lock on the remote
+	// (like --remote-lock), so machines sharing the remote serialise.
+	RemoteLock bool `yaml:"remote_lock"`
+}
+
+// Followups configures where durable follow-ups are read, how
+// ACTIVE-STATUS.md is built from them and which words mark a follow-up in a
+// conversation (SPEC §5). Patterns are repo-relative globs ("*" matches
+// within one path segment); the first "*" segment names the project, the
+// second (actives) the task. Lists are comma-separated in the environment.
+type Followups struct {
+	// Actives are per-task files whose open checkboxes are follow-ups.
+	Actives []string `yaml:"actives"`
+	// Todos and Progress are files whose Section holds follow-ups; patterns
+	// without "*" are the single-project repository's own files.
+	Todos    []string `yaml:"todos"`
+	Progress []string `yaml:"progress"`
+	// Section is the heading whose items are follow-ups ("Next Session").
+	Section string `yaml:"section"`
+	// Cap is how many follow-ups ACTIVE-STATUS.md shows.
+	Cap int `yaml:"cap"`
+	// Similarity is the edit-distance ratio at or above which two
+	// follow-ups are the same item (0 < s <= 1).
+	Similarity float64 `yaml:"similarity"`
+	// KeywordsEN and KeywordsKR mark follow-ups in a conversation.
+	KeywordsEN []string `yaml:"keywords_en"`
+	KeywordsKR []string `yaml:"keywords_kr"`
+}
+
+// Memory configures project rules, novel traps and the compound promotion
+// gate (SPEC §6). Lists are comma-separated in the environment.
+type Memory struct {
+	// UniversalDir holds universal trap records, outside the repository
+	// ("~" is the user's home); the only place scribe writes outside it.
+	UniversalDir string `yaml:"universal_dir"`
+	// FeedbackRepo is the OWNER/REPO `trap propose --submit` files issues
+	// against; empty disables submitting.
+	FeedbackRepo string `yaml:"feedback_repo"`
+	// CorrectionsEN and CorrectionsKR are the user_correction keywords.
+	CorrectionsEN []string `yaml:"corrections_en"`
+	CorrectionsKR []string `yaml:"corrections_kr"`
+	// Global opts into global memory: every promoted record is tagged with
+	// the project_id it came from.
+	Global bool `yaml:"global"`
+	// Window is how many recent turns intake keeps.
+	Window int `yaml:"window"`
+	// IndexMaxLines is the MEMORY.md size past which the gate suggests a clean-up.
+	IndexMaxLines int `yaml:"index_max_lines"`
+	// DisableAfter consecutive rejections disable a detector for DisableFor.
+	DisableAfter int           `yaml:"disable_after"`
+	DisableFor   time.Duration `yaml:"disable_for"`
 }
 
 // Defaults returns the built-in configuration.
@@ -61,11 +140,37 @@ func Defaults() Config {
 			ClaudeMD:       "CLAUDE.md",
 			TrapDir:        ".claude/sonmat",
 			MemoryDir:      ".claude/memory",
+			Contracts:      "control/contracts",
+			ContextPacks:   "control/context-packs",
+			Drafts:         "body/drafts",
+			Reviews:        "reviews",
+			Inbox:          "control/inbox.md",
+			Skills:         ".agents/skills",
 		},
 		JournalMax:   50,
 		BridgeTokens: 1500,
 		Timezone:     "Local",
 		LockTimeout:  30 * time.Second,
+		TemplateSet:  "fiction",
+		Memory: Memory{
+			UniversalDir:  "~/.claude/sonmat/memory",
+			CorrectionsEN: []string{"wrong", "incorrect", "not correct", "not right", "not what i asked", "i told you", "i said", "that's not it"},
+			CorrectionsKR: []string{"틀렸", "틀린", "잘못", "아니야", "아니라", "그게 아니", "말고", "하지 말라"},
+			Window:        50,
+			IndexMaxLines: 200,
+			DisableAfter:  3,
+			DisableFor:    7 * 24 * time.Hour,
+		},
+		Followups: Followups{
+			Actives:    []string{"projects/*/actives/*/todos.md"},
+			Todos:      []string{"projects/*/todos.md", "todos.md"},
+			Progress:   []string{"projects/*/PROGRESS.md", "progress.md"},
+			Section:    "Next Session",
+			Cap:        15,
+			Similarity: 0.85,
+			KeywordsEN: []string{"next session", "follow-up", "follow up", "TODO:", "come back to", "defer", "later"},
+			KeywordsKR: []string{"다음 세션", "후속", "나중에", "미루", "다음에"},
+		},
 	}
 }
 
@@ -111,6 +216,15 @@ func Load(workTree string, env []string) (*Loaded, error) {
 		}
 		key := strings.ToLower(strings.TrimPrefix(name, "SCRIBE_"))
 		key = strings.Replace(key, "paths_", "paths.", 1)
+		if rest, ok := strings.CutPrefix(key, "memory_"); ok {
+			key = "memory." + rest
+		}
+		if rest, ok := strings.CutPrefix(key, "sync_"); ok {
+			key = "sync." + rest
+		}
+		if rest, ok := strings.CutPrefix(key, "followups_"); ok {
+			key = "followups." + rest
+		}
 		if _, known := l.Origins[key]; !known {
 			continue
 		}
@@ -163,7 +277,15 @@ func (l *Loaded) mergeFile(path, origin string) error {
 		if _, known := l.Origins[k]; !known {
 			continue // other features' sections (dispatch:, followups:, …) are read by their owners
 		}
-		if err := l.Set(k, fmt.Sprint(flat[k]), origin); err != nil {
+		val := fmt.Sprint(flat[k])
+		if list, ok := flat[k].([]any); ok {
+			parts := make([]string, len(list))
+			for i, x := range list {
+				parts[i] = fmt.Sprint(x)
+			}
+			val = strings.Join(parts, ",")
+		}
+		if err := l.Set(k, val, origin); err != nil {
 			return fmt.Errorf("config %s: %w", path, err)
 		}
 	}
@@ -205,6 +327,26 @@ func (l *Loaded) Set(key, val, origin string) error {
 			return fmt.Errorf("%s: want a duration like 30s, got %q", key, val)
 		}
 		f.SetInt(int64(d))
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return fmt.Errorf("%s: want a number like 0.85, got %q", key, val)
+		}
+		f.SetFloat(x)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(val)
+		if err != nil {
+			return fmt.Errorf("%s: want true or false, got %q", key, val)
+		}
+		f.SetBool(b)
+	case reflect.Slice: // []string, comma-separated
+		var list []string
+		for _, part := range strings.Split(val, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				list = append(list, part)
+			}
+		}
+		f.Set(reflect.ValueOf(list))
 	}
 	l.Origins[key] = origin
 	return nil
@@ -253,6 +395,9 @@ func (l *Loaded) Get(key string) string {
 	if f.Type() == reflect.TypeOf(time.Duration(0)) {
 		return time.Duration(f.Int()).String()
 	}
+	if list, ok := f.Interface().([]string); ok {
+		return strings.Join(list, ",")
+	}
 	return fmt.Sprint(f.Interface())
 }
 
@@ -270,6 +415,12 @@ func (c Config) Location() *time.Location {
 func (l *Loaded) validate() error {
 	if l.JournalMax < 1 {
 		return fmt.Errorf("journal_max must be at least 1 (set in %s)", l.Origins["journal_max"])
+	}
+	if l.Followups.Cap < 1 {
+		return fmt.Errorf("followups.cap must be at least 1 (set in %s)", l.Origins["followups.cap"])
+	}
+	if l.Followups.Similarity <= 0 || l.Followups.Similarity > 1 {
+		return fmt.Errorf("followups.similarity must be above 0 and at most 1, like 0.85 (set in %s)", l.Origins["followups.similarity"])
 	}
 	if l.Timezone != "" && l.Timezone != "Local" {
 		if _, err := time.LoadLocation(l.Timezone); err != nil {

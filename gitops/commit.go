@@ -44,6 +44,10 @@ type CommitRequest struct {
 	Locks []string
 	// LockOptions tunes lock acquisition.
 	LockOptions LockOptions
+	// RemoteLock names a remote on which the same locks are taken first
+	// (AcquireRemote); "" takes the local locks only. A remote that cannot
+	// be reached, or a lock held there past the timeout, defers the commit.
+	RemoteLock string
 }
 
 // CommitResult reports what a scribe commit did.
@@ -52,6 +56,9 @@ type CommitResult struct {
 	Parent  string   `json:"parent,omitempty"`
 	Branch  string   `json:"branch,omitempty"`
 	Changed []string `json:"changed,omitempty"`
+	// Warnings are problems that did not stop the commit (a remote lock
+	// that could not be released and will expire instead).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CheckWritable returns a *DeferredError when a scribe commit touching paths
@@ -127,6 +134,24 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		return CommitResult{}, err
 	}
 	var res CommitResult
+	var remote *RemoteLock
+	if req.RemoteLock == "" {
+		req.RemoteLock = r.RemoteLock
+	}
+	if req.RemoteLock != "" && len(req.Locks) > 0 {
+		rl, err := r.AcquireRemote(ctx, req.RemoteLock, req.Locks, req.LockOptions)
+		var ue *UnreachableError
+		var rle *RemoteLockedError
+		if errors.As(err, &ue) || errors.As(err, &rle) {
+			// Never written unlocked: queue it until the remote answers.
+			return res, &DeferredError{Reason: "remote lock: " + err.Error() +
+				"; the write lands at the next git scribe command that can take the lock (--no-remote-lock writes without it)"}
+		}
+		if err != nil {
+			return res, err
+		}
+		remote = rl
+	}
 	err := r.WithLocks(ctx, req.Locks, req.LockOptions, func() error {
 		// Under the locks nobody else writes these paths, so what differs
 		// from HEAD now is the user's (or a killed scribe's, finished here).
@@ -148,6 +173,9 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		}
 		return fmt.Errorf("commit scribe paths: the branch kept moving; try again: %w", err)
 	})
+	if rerr := remote.Release(ctx); rerr != nil {
+		res.Warnings = append(res.Warnings, rerr.Error())
+	}
 	var le *LockedError
 	if errors.As(err, &le) {
 		// Another scribe command holds the lock past our timeout (or one was

@@ -10,4 +10,12 @@
 // user's index entries, worktree files or refs other than the scribe-owned paths
 // and refs it was asked to write, and never imports dispatch, cmd, cobra or an
 // HTTP client.
+//
+// Remote operations (remote.go, remotelock.go, sync.go) run the git CLI, so
+// every transport and credential helper git knows works. Sync is the one
+// place that moves the user's branch past their own commits, and only as
+// `git pull --rebase` would, when asked: local commits are replayed in the
+// object store (replay.go), and the branch and work tree move afterwards by
+// compare-and-swap and git's two-tree checkout, which refuses before touching
+// any file with uncommitted edits.
 package gitops

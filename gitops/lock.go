@@ -92,40 +92,23 @@ func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Loc
 // their exact old value. A process never holds part of a set while waiting,
 // so two callers cannot deadlock.
 func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions) ([]*Lock, error) {
-	names = append([]string(nil), names...)
-	sort.Strings(names)
-	uniq := names[:0]
-	for i, n := range names {
-		if i > 0 && names[i-1] == n {
-			continue
-		}
-		if !lockNameRE.MatchString(n) || strings.HasSuffix(n, ".lock") {
-			return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", n)
-		}
-		uniq = append(uniq, n)
+	names, err := lockNames(names)
+	if err != nil {
+		return nil, err
 	}
-	names = uniq
 	if len(names) == 0 {
 		return nil, nil
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	if opts.TTL == 0 {
-		opts.TTL = 2 * time.Minute
-	}
-	host, _ := os.Hostname()
-	nonce := make([]byte, 8)
-	rand.Read(nonce)
-	now := time.Now()
-	h := Holder{Host: host, PID: os.Getpid(), Started: now.UTC().Truncate(time.Second),
-		Expires: now.Add(opts.TTL).UTC().Truncate(time.Second), Nonce: hex.EncodeToString(nonce), Purpose: opts.Purpose}
-	body, _ := json.Marshal(h)
-	out, err := r.gitIn(ctx, runOpts{stdin: body}, "hash-object", "-w", "--stdin")
+	oid, h, err := r.writeHolder(ctx, names, opts)
 	if err != nil {
-		return nil, fmt.Errorf("write lock holder for %s: %w", strings.Join(names, ", "), err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
 	}
-	oid := strings.TrimSpace(string(out))
 	held := func() []*Lock {
 		ls := make([]*Lock, len(names))
 		for i, n := range names {
@@ -142,6 +125,9 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 	for {
 		if _, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin"); err == nil {
 			return held(), nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the git call was cut short, not refused
 		}
 		// Someone holds at least one: take over what has expired, all in one
 		// transaction with the free ones, or wait.
@@ -184,6 +170,44 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 			delay *= 2
 		}
 	}
+}
+
+// lockNames sorts, deduplicates and validates lock names.
+func lockNames(names []string) ([]string, error) {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	uniq := names[:0]
+	for i, n := range names {
+		if i > 0 && names[i-1] == n {
+			continue
+		}
+		if !lockNameRE.MatchString(n) || strings.HasSuffix(n, ".lock") {
+			return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", n)
+		}
+		uniq = append(uniq, n)
+	}
+	return uniq, nil
+}
+
+// writeHolder stores the holder object a lock ref points at (TTL default 2m:
+// scribe holds locks for milliseconds; a killed holder blocks others only
+// this long).
+func (r *Repo) writeHolder(ctx context.Context, names []string, opts LockOptions) (string, Holder, error) {
+	if opts.TTL == 0 {
+		opts.TTL = 2 * time.Minute
+	}
+	host, _ := os.Hostname()
+	nonce := make([]byte, 8)
+	rand.Read(nonce)
+	now := time.Now()
+	h := Holder{Host: host, PID: os.Getpid(), Started: now.UTC().Truncate(time.Second),
+		Expires: now.Add(opts.TTL).UTC().Truncate(time.Second), Nonce: hex.EncodeToString(nonce), Purpose: opts.Purpose}
+	body, _ := json.Marshal(h)
+	out, err := r.gitIn(ctx, runOpts{stdin: body}, "hash-object", "-w", "--stdin")
+	if err != nil {
+		return "", h, fmt.Errorf("write lock holder for %s: %w", strings.Join(names, ", "), err)
+	}
+	return strings.TrimSpace(string(out)), h, nil
 }
 
 // readLock returns the lock ref's value and decoded holder ("" when free).

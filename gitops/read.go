@@ -51,6 +51,8 @@ type Changes struct {
 type Commit struct {
 	SHA     string `json:"sha"`
 	Subject string `json:"subject"`
+	// Scribe marks scribe's own commits (they carry the Scribe-Mode trailer).
+	Scribe bool `json:"scribe,omitempty"`
 }
 
 // Files returns the distinct paths touched anywhere in c, in first-seen order.
@@ -148,14 +150,15 @@ func excludeSpecs(exclude []string) []string {
 
 // CommitsBetween lists commits reachable from head but not base, oldest first.
 func (r *Repo) CommitsBetween(ctx context.Context, base, head string) ([]Commit, error) {
-	out, err := r.Git(ctx, "log", "--reverse", "--format=%H%x00%s", base+".."+head)
+	out, err := r.Git(ctx, "log", "--reverse", "--format=%H%x00%s%x00%(trailers:key="+TrailerMode+",valueonly,separator=%x2C)", base+".."+head)
 	if err != nil {
 		return nil, fmt.Errorf("list commits %s..%s: %w", base, head, err)
 	}
 	var cs []Commit
 	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		if sha, subj, ok := strings.Cut(line, "\x00"); ok {
-			cs = append(cs, Commit{SHA: sha, Subject: subj})
+		f := strings.SplitN(line, "\x00", 3)
+		if len(f) >= 2 {
+			cs = append(cs, Commit{SHA: f[0], Subject: f[1], Scribe: len(f) == 3 && strings.TrimSpace(f[2]) != ""})
 		}
 	}
 	return cs, nil

@@ -22,6 +22,10 @@ type Repo struct {
 	GitDir string
 	// CommonDir holds refs, objects and scribe's runtime state.
 	CommonDir string
+	// RemoteLock, when set, names the remote on which every CommitPaths
+	// also takes its locks (`--remote-lock`, sync.remote_lock); a
+	// CommitRequest's own RemoteLock wins.
+	RemoteLock string
 
 	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	goOnce  sync.Once

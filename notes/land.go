@@ -205,6 +205,13 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			touched = append(touched, paths.Progress)
 		}
 	}
+	// ACTIVE-STATUS.md rides along, declared and locked only when it may change.
+	status, statusWarns := v.activeStatusFor(ctx, all, touched)
+	warns = append(warns, statusWarns...)
+	if status != nil {
+		touched = append(touched, paths.ActiveStatus)
+		locks = append(locks, LockActiveStatus)
+	}
 	var ticked []string
 	req := gitops.CommitRequest{
 		Paths:       touched,
@@ -252,13 +259,18 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					out[paths.Progress] = []byte(text)
 				}
 			}
+			if b, ok := status.build(cur, out); ok {
+				out[paths.ActiveStatus] = b
+			}
 			return out, nil
 		},
 		Message: func(changed []string) string {
 			return commitMessage(all, modes, ticked, ids)
 		},
 	}
+	req.RemoteLock = v.remoteLockFor(all)
 	res, err := v.Repo.CommitPaths(ctx, req)
+	warns = append(warns, res.Warnings...)
 	if err != nil {
 		return res, 0, warns, err
 	}

@@ -114,6 +114,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 	var de *gitops.DeferredError
 	if errors.As(err, &de) {
 		if len(plans) > 0 {
+			plans[0].RemoteLock = v.Repo.RemoteLock
 			it, qerr := v.Repo.Enqueue(KindPlan, de.Reason, plans[0])
 			if qerr != nil {
 				return rep, qerr

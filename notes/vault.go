@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/git-scribe/git-scribe/config"
@@ -18,6 +19,11 @@ type Vault struct {
 	Config config.Config
 	Redact Redactor
 	Now    func() time.Time
+	// Prose, when set, writes a wrap's prose with an agent (see ProseWriter).
+	Prose ProseWriter
+	// NoRemoteLock lands queued writes that asked for a remote lock without
+	// it (the person's explicit --no-remote-lock).
+	NoRemoteLock bool
 }
 
 func (v *Vault) now() time.Time {
@@ -46,7 +52,13 @@ func (v *Vault) redactAll(in []string) []string {
 // session's changes.
 func (v *Vault) ownPaths() []string {
 	p := v.Config.Paths
-	return []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}
+	own := []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}
+	// memory_dir holds only what the compound gate wrote after a person's
+	// yes (records, MEMORY.md, the rejection history): never session work.
+	if d := strings.Trim(p.MemoryDir, "/"); d != "" && d != "." {
+		own = append(own, d)
+	}
+	return own
 }
 
 // managedPaths are every file scribe writes, including progress.md.
@@ -64,3 +76,19 @@ func (v *Vault) lockOptions(purpose string) gitops.LockOptions {
 
 // head is a small helper for commands that only need HEAD.
 func (v *Vault) head(ctx context.Context) (gitops.Head, error) { return v.Repo.Head(ctx) }
+
+// remoteLockFor is the remote whose locks a landing takes: the repository's
+// (--remote-lock, sync.remote_lock), else the one a queued plan asked for —
+// a write queued because the remote was unreachable is never landed
+// unlocked unless the person said --no-remote-lock.
+func (v *Vault) remoteLockFor(plans []Plan) string {
+	if v.Repo.RemoteLock != "" || v.NoRemoteLock {
+		return v.Repo.RemoteLock
+	}
+	for _, p := range plans {
+		if p.RemoteLock != "" {
+			return p.RemoteLock
+		}
+	}
+	return ""
+}

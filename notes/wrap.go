@@ -55,6 +55,9 @@ type Plan struct {
 	// OnlyUncovered skips the journal entry when the journal already names
 	// every commit (plans built from post-commit records).
 	OnlyUncovered bool `json:"only_uncovered,omitempty"`
+	// RemoteLock is the remote whose lock the write was asked to take: a
+	// queued plan lands only under it (or with --no-remote-lock).
+	RemoteLock string `json:"remote_lock,omitempty"`
 
 	lastFingerprint string // of the newest scribe commit, read while planning
 }
@@ -126,6 +129,7 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 			rep.Status, rep.Reason = "nothing", "already wrapped: the last scribe commit recorded exactly these changes"
 			plan.Modes = nil
 		} else {
+			rep.Warnings = append(rep.Warnings, v.writeProse(ctx, &plan, in.DryRun)...)
 			plans = append(plans, plan)
 		}
 	}
@@ -151,6 +155,7 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 			rep.Status, rep.Reason = "queued", fmt.Sprintf("%d queued record(s) still waiting: %s", len(queued), de.Reason)
 			return rep, nil
 		}
+		plan.RemoteLock = v.Repo.RemoteLock
 		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
 		if qerr != nil {
 			return rep, fmt.Errorf("%s, and queueing the wrap failed: %w", de.Error(), qerr)
@@ -205,10 +210,12 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		if base, err = v.Repo.ResolveCommit(ctx, base); err != nil {
 			return p, nil, &UsageError{Msg: "--base: " + err.Error()}
 		}
-	} else if last, ok, err := v.Repo.LastScribeCommit(ctx, head.Commit); err != nil {
+	} else {
+		base = v.journaledBase(ctx, head.Commit)
+	}
+	if last, ok, err := v.Repo.LastCommitWithTrailer(ctx, head.Commit, "Scribe-Fingerprint"); err != nil {
 		return p, nil, err
 	} else if ok {
-		base = last.SHA
 		p.lastFingerprint = last.Trailers["Scribe-Fingerprint"]
 	}
 	if len(in.ChangedFiles) > 0 || in.DiffSummary != "" {
@@ -241,6 +248,15 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		files = ch.Files()
 		notable = diffSummary(ch)
 	}
+	// Scribe's own commits (a wrap, a tick, a dispatch pass) are not the
+	// session's work: never named, never counted.
+	own := ch.Commits[:0]
+	for _, c := range ch.Commits {
+		if !c.Scribe {
+			own = append(own, c)
+		}
+	}
+	ch.Commits = own
 	inRange := map[string]bool{}
 	for _, c := range ch.Commits {
 		inRange[shortSHA(c.SHA)] = true
@@ -519,6 +535,8 @@ func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapRep
 		rep.Status, rep.Reason = "nothing", plan.Row
 		return rep, nil
 	}
+	rep.Warnings = append(rep.Warnings, v.writeProse(ctx, &plan, false)...)
+	plan.RemoteLock = v.Repo.RemoteLock
 	it, err := v.Repo.Enqueue(KindPlan, reason, plan)
 	if err != nil {
 		return rep, err
@@ -533,4 +551,32 @@ func entryID(t time.Time) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	return fmt.Sprintf("%s-%s", t.UTC().Format("20060102T150405Z"), hex.EncodeToString(b))
+}
+
+// journaledBase is where a wrap's range starts: the newest commit the
+// journal (at head) already names that is in head's history. Other scribe
+// commits (ticks, dispatch, memory) do not end a range: they journal nothing.
+// "" means no journaled commit: the range is head's own commit.
+func (v *Vault) journaledBase(ctx context.Context, head string) string {
+	if head == "" {
+		return ""
+	}
+	files, err := v.Repo.ReadFiles(ctx, head, []string{v.Config.Paths.Journal})
+	if err != nil {
+		return ""
+	}
+	j := ParseJournal(string(files[v.Config.Paths.Journal]))
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		cs := j.Entries[i].Commits
+		for k := len(cs) - 1; k >= 0; k-- {
+			full, err := v.Repo.ResolveCommit(ctx, cs[k])
+			if err != nil {
+				continue
+			}
+			if full == head || v.Repo.IsAncestor(ctx, full, head) {
+				return full
+			}
+		}
+	}
+	return ""
 }

@@ -19,6 +19,7 @@ type Options struct {
 	Agent string // claude, codex or none
 	Hooks bool   // install the post-commit hook
 	CI    string // github or ""
+	MCP   bool   // register `git scribe mcp` in the agent's project MCP config
 }
 
 // Change is one step of the plan.
@@ -47,9 +48,17 @@ const (
 	StopHookCmd       = "git scribe wrap --hook"
 	SessionEndHookCmd = "git scribe wrap --hook --session-end"
 	// ScribeRefspec makes plain `git fetch` bring the remote's scribe refs
-	// into a read-only remote-tracking namespace (local locks are never
-	// overwritten by a fetch).
-	ScribeRefspec = "+refs/scribe/*:refs/remotes/%s/scribe/*"
+	// into a tracking namespace of their own, refs/scribe/remotes/<remote>/
+	// (gitops.ScribeFetchRefspec): a fetch never overwrites local refs (the
+	// local locks above all), and unlike refs/remotes/<remote>/scribe/* it
+	// cannot collide with a remote branch named "scribe" (git cannot store
+	// both, and the user's plain fetch would fail). No push refspec is
+	// written: a remote.<name>.push entry replaces push.default, so a plain
+	// `git push` would stop pushing the current branch; `git scribe sync`
+	// publishes the scribe refs.
+	ScribeRefspec = "+refs/scribe/*:refs/scribe/remotes/%s/*"
+	// legacyScribeRefspec is what earlier versions wrote; init replaces it.
+	legacyScribeRefspec = "+refs/scribe/*:refs/remotes/%s/scribe/*"
 )
 
 // Build computes the plan without writing anything.
@@ -92,6 +101,9 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 	}
 	if o.CI == "github" {
 		steps = append(steps, func() error { return p.file(".github/workflows/scribe-check.yml", workflow) })
+	}
+	if o.MCP {
+		steps = append(steps, func() error { return p.mcpConfig(o.Agent) })
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {
@@ -187,13 +199,27 @@ func (p *Plan) refspec() error {
 		return nil
 	}
 	spec := fmt.Sprintf(ScribeRefspec, "origin")
+	legacy := fmt.Sprintf(legacyScribeRefspec, "origin")
 	cur, _ := p.repo.Git(p.ctx, "config", "--get-all", "remote.origin.fetch")
-	if containsLine(string(cur), spec) {
+	hasLegacy := containsLine(string(cur), legacy)
+	if containsLine(string(cur), spec) && !hasLegacy {
 		p.Unchanged = append(p.Unchanged, "remote.origin.fetch")
 		return nil
 	}
-	p.Changes = append(p.Changes, Change{Path: "remote.origin.fetch", Action: "config", What: "fetch " + spec,
+	what := "fetch " + spec
+	if hasLegacy {
+		what += " (replacing " + legacy + ", which collides with a branch named scribe)"
+	}
+	p.Changes = append(p.Changes, Change{Path: "remote.origin.fetch", Action: "config", What: what,
 		apply: func() error {
+			if hasLegacy {
+				if _, err := p.repo.Git(p.ctx, "config", "--fixed-value", "--unset-all", "remote.origin.fetch", legacy); err != nil {
+					return err
+				}
+			}
+			if containsLine(string(cur), spec) {
+				return nil
+			}
 			_, err := p.repo.Git(p.ctx, "config", "--add", "remote.origin.fetch", spec)
 			return err
 		}})

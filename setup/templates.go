@@ -29,6 +29,22 @@ const scribeYAMLTemplate = `# git-scribe configuration. Every key is optional; t
 # timezone: Local        # IANA zone for timestamps, e.g. Asia/Seoul
 # lock_timeout: 30s      # how long to wait for a scribe lock
 # project: ""            # project tag; default: the repository's directory name
+
+# memory:                # project rules, traps, the compound promotion gate
+#   universal_dir: ~/.claude/sonmat/memory   # universal traps (outside the repo)
+#   feedback_repo: ""    # OWNER/REPO for "trap propose --submit"; empty: never submits
+#   corrections_en: [wrong, incorrect, not correct, not right, not what i asked, i told you, i said, "that's not it"]
+#   corrections_kr: [틀렸, 틀린, 잘못, 아니야, 아니라, 그게 아니, 말고, 하지 말라]
+#   global: false        # global memory: tag every record with project_id
+#   window: 50           # turns intake keeps
+#   index_max_lines: 200 # MEMORY.md size that triggers a clean-up suggestion
+#   disable_after: 3     # consecutive rejections that disable a detector …
+#   disable_for: 168h    # … for this long (git scribe compound reactivate lifts it)
+
+# sync:                  # git scribe sync and remote locks
+#   remote: ""           # default: the branch's upstream remote, else origin
+#   branch: ""           # the vault branch; default: the current branch
+#   remote_lock: false   # every write also takes its lock on the remote (wrap --remote-lock)
 `
 
 func scribeYAML(cur []byte, ok bool) ([]byte, string) {

@@ -1,0 +1,499 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/dispatch"
+	"github.com/git-scribe/git-scribe/memory"
+	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/ratify"
+)
+
+// DispatchOptions are the dispatch commands' parsed flags.
+type DispatchOptions struct {
+	IO    *IOStreams
+	Flags dispatch.Flags
+	JSON  bool
+	// Cards limits plan and run to these cards.
+	Cards []string
+	Watch dispatch.WatchOptions
+}
+
+func newDispatchCmd(f *Factory) *cobra.Command {
+	o := &DispatchOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "dispatch [plan | run | watch]",
+		Short: "Fire agents at cards that are ready: drafts and reviews, landed with receipts",
+		Long: `Dispatch is the only part of git scribe that talks to agents. Derived state —
+computed from the vault's files, never stored — says what fires:
+
+  ready_for_fill   a card (frontmatter type: card, readiness: ready) with a
+                   contract (control/contracts/, type: contract) and no draft
+                   at its output_target: the fill fires (variants: N fires N)
+  has_draft        a draft exists: its review lanes fire, each once
+  reviewed         every lane has a review naming the draft: nothing fires
+
+Lanes come from the template set (fiction: canon, voice; gamedev: + mechanics);
+a contract's review_after narrows or reorders them. A ready card without a
+contract is skipped with a warning: writing one is authoring intent.
+
+Artifacts are new files only, under body/drafts/ and reviews/<lane>/; the
+dispatcher writes their frontmatter (type, kind, links, pack_sha, agent,
+model, generated) and the agent supplies only the body. Agents read frozen
+context packs only (git scribe pack freeze; run freezes a missing one). One
+pass is one commit, with a ledger entry in the journal. A second run after a
+complete pass dispatches nothing. Nothing is ever ratified here.
+
+Routing: --runner/--model/--base-url > SCRIBE_DISPATCH_* > the user config's
+dispatch: section (top-level keys, a skills: map per skill, variants: overlays
+per variant); an explicit --runner pins one backend for the whole pass. With no
+configuration the built-in deterministic "fake" runner makes the loop work
+offline. Runners: fake, openai (any OpenAI-compatible server; bearer key from
+$SCRIBE_DISPATCH_API_KEY or the variable dispatch.api_key_env names), claude
+(claude -p), codex (codex exec).`,
+		Example: `  git scribe dispatch plan
+  git scribe dispatch run
+  git scribe dispatch run --runner openai --base-url http://127.0.0.1:8080 --model gemma-3-27b
+  git scribe dispatch watch --interval 60s --settle 30s
+  git scribe dispatch watch --ticks 1          # one debounced pass (cron, systemd timer)`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runDispatchPlan(c.Context(), f, o) },
+	}
+	pf := c.PersistentFlags()
+	pf.StringVar(&o.Flags.Runner, "runner", "", "pin one backend for the whole pass: "+strings.Join(config.Runners(), ", "))
+	pf.StringVar(&o.Flags.Model, "model", "", "model `NAME` for the pinned or configured backend")
+	pf.StringVar(&o.Flags.BaseURL, "base-url", "", "OpenAI-compatible server `URL`, e.g. http://127.0.0.1:8080")
+	pf.DurationVar(&o.Flags.Timeout, "timeout", 0, "per-run timeout (default 5m)")
+	pf.IntVar(&o.Flags.Concurrency, "concurrency", 0, "agents running at once (default 2)")
+
+	plan := &cobra.Command{
+		Use:   "plan [CARD...]",
+		Short: "Show what would fire and why (runs nothing, writes nothing)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Cards = args
+			return runDispatchPlan(c.Context(), f, o)
+		},
+	}
+	plan.Flags().BoolVar(&o.JSON, "json", false, "print the plan as JSON")
+	run := &cobra.Command{
+		Use:   "run [CARD...]",
+		Short: "Fire one pass: fills, then review lanes; land as one commit",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Cards = args
+			return runDispatchRun(c.Context(), f, o)
+		},
+	}
+	run.Flags().BoolVar(&o.JSON, "json", false, "print the report as JSON")
+	watch := &cobra.Command{
+		Use:   "watch",
+		Short: "Pass every --interval once the vault has been quiet for --settle; mine after reviews",
+		Long: `Watch runs a pass every --interval, each only after no vault file has changed
+for --settle (sync tools deliver notes as bursts of writes; a half-synced note
+never dispatches). After a pass lands reviews it invokes the engine's own
+"git scribe ratify --mine" (idempotent: a second mine adds nothing; candidates
+land pending) unless --no-mine. --ticks N stops after N passes (--ticks 1 is
+the cron / systemd-timer single shot). Errors are not survived: a failed agent
+run or landing ends the watch with a non-zero status.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runDispatchWatch(c.Context(), f, o) },
+	}
+	wf := watch.Flags()
+	wf.DurationVar(&o.Watch.Interval, "interval", 60*time.Second, "time between passes")
+	wf.DurationVar(&o.Watch.Settle, "settle", 30*time.Second, "quiet time the vault needs before a pass")
+	wf.IntVar(&o.Watch.Ticks, "ticks", 0, "stop after N passes (0: until interrupted)")
+	wf.BoolVar(&o.Watch.NoMine, "no-mine", false, "do not run ratify --mine after landing reviews")
+	c.AddCommand(plan, run, watch)
+	return c
+}
+
+// openDispatcher builds a dispatcher for the repository with the routing
+// of the user config, the environment and flags.
+func openDispatcher(ctx context.Context, f *Factory, flags dispatch.Flags, progress io.Writer) (*dispatch.Dispatcher, []string, error) {
+	if err := config.ValidateRoute(config.Route{Runner: flags.Runner, BaseURL: flags.BaseURL, Timeout: flags.Timeout}, "flags"); err != nil {
+		return nil, nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	if flags.Concurrency < 0 {
+		return nil, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--concurrency must be at least 1")}
+	}
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := f.Config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	dl, err := config.LoadDispatch(f.Env)
+	if err != nil {
+		return nil, nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	warns := append([]string(nil), dl.Warnings...)
+	if config.RepoHasDispatch(r.WorkTree) {
+		warns = append(warns, fmt.Sprintf("the dispatch: section of %s is ignored: routing is machine policy; put it in %s", config.RepoFile, config.UserFile(f.Env)))
+	}
+	d := dispatch.New(dispatch.Options{Repo: r, Config: c.Config, Routing: dispatch.NewRouting(dl, flags),
+		Env: f.Env, Redact: redact, Progress: progress})
+	return d, warns, nil
+}
+
+// proseWriter is the agent-backed prose for wrap, or nil when neither the
+// bridge nor the journal skill is routed (or the routing is unreadable).
+func proseWriter(ctx context.Context, f *Factory) notes.ProseWriter {
+	dl, err := config.LoadDispatch(f.Env)
+	if err != nil {
+		return nil
+	}
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return nil
+	}
+	c, err := f.Config(ctx)
+	if err != nil {
+		return nil
+	}
+	d := dispatch.New(dispatch.Options{Repo: r, Config: c.Config, Routing: dispatch.NewRouting(dl, dispatch.Flags{}), Env: f.Env, Redact: redact})
+	return dispatch.NewProse(d)
+}
+
+// withAgents plugs agent-backed analyzers and the qa_judge into compound's
+// pipeline for the skills the user config routes.
+func withAgents(ctx context.Context, f *Factory, p memory.Pipeline) memory.Pipeline {
+	d, _, err := openDispatcher(ctx, f, dispatch.Flags{}, nil)
+	if err != nil {
+		return p
+	}
+	return dispatch.WithAgents(d, p)
+}
+
+func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error {
+	d, warns, err := openDispatcher(ctx, f, o.Flags, nil)
+	if err != nil {
+		return err
+	}
+	p, err := d.Plan(ctx, o.Cards...)
+	if err != nil {
+		return err
+	}
+	p.Warnings = append(warns, p.Warnings...)
+	if o.JSON {
+		return printJSON(o.IO, p)
+	}
+	out := o.IO.Out
+	for _, cp := range p.Cards {
+		state := "-"
+		switch {
+		case cp.State.ReadyForFill:
+			state = "ready_for_fill"
+		case cp.State.Reviewed:
+			state = "reviewed"
+		case cp.State.HasDraft:
+			state = "has_draft"
+		}
+		fmt.Fprintf(out, "%s  %s  %s\n", o.IO.Bold(cp.Card.Path), cp.Card.Kind, state)
+		if cp.Note != "" {
+			fmt.Fprintf(out, "  %s\n", cp.Note)
+		}
+		if cp.Freeze {
+			fmt.Fprintf(out, "  freeze  %s (no frozen pack yet)\n", cp.Pack)
+		}
+		if len(cp.PackStale) > 0 {
+			fmt.Fprintf(out, "  note    the pack is older than %s; agents read the frozen pack (refresh: git scribe pack freeze %s)\n",
+				strings.Join(cp.PackStale, ", "), cp.Card.Path)
+		}
+		for _, j := range cp.Jobs {
+			after := ""
+			if j.AfterFill {
+				after = " (after the fill)"
+			}
+			fmt.Fprintf(out, "  %-6s  %s → %s%s  [%s; runner from %s]\n", j.Kind, j.Skill, j.Target, after, j.Route.Describe(), j.Route.Origins["runner"])
+		}
+	}
+	for _, pf := range p.Pending {
+		fmt.Fprintf(out, "pending %s (deferred; lands with the next run)\n", pf)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
+	}
+	switch {
+	case p.Jobs > 0:
+		fmt.Fprintf(out, "%d agent run(s) would fire; `git scribe dispatch run` fires them\n", p.Jobs)
+	case len(p.Pending) > 0:
+		fmt.Fprintln(out, "nothing new would fire; `git scribe dispatch run` lands the pending outputs")
+	default:
+		fmt.Fprintln(out, "nothing would fire")
+	}
+	return nil
+}
+
+func runDispatchRun(ctx context.Context, f *Factory, o *DispatchOptions) error {
+	if f.Active() {
+		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+		return nil
+	}
+	d, warns, err := openDispatcher(ctx, f, o.Flags, o.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	rep, err := d.Run(ctx, o.Cards...)
+	if err != nil {
+		return err
+	}
+	rep.Warnings = append(warns, rep.Warnings...)
+	if o.JSON {
+		if err := printJSON(o.IO, rep); err != nil {
+			return err
+		}
+	} else {
+		renderRun(o.IO, rep)
+	}
+	if rep.HasFailures() {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d agent run(s) failed; what succeeded landed, the rest fires again on the next run", len(rep.Failed))}
+	}
+	return nil
+}
+
+func renderRun(ios *IOStreams, rep dispatch.RunReport) {
+	out := ios.Out
+	switch rep.Status {
+	case "committed":
+		fmt.Fprintf(out, "%s %s on %s (%s)\n", ios.Bold("dispatched:"), rep.Commit.SHA[:12], strings.TrimPrefix(rep.Commit.Branch, "refs/heads/"), rep.Reason)
+		for _, l := range rep.Landed {
+			switch l.Kind {
+			case "pack":
+				fmt.Fprintf(out, "  pack    %s sha256 %s\n", l.Path, l.PackSHA[:12])
+			case "draft":
+				fmt.Fprintf(out, "  draft   %s (%s %s, %dms)\n", l.Path, l.Agent, l.Model, l.DurationMS)
+			case "review":
+				fmt.Fprintf(out, "  review  %s: %s (%s %s, %dms)\n", l.Path, l.Verdict, l.Agent, l.Model, l.DurationMS)
+			}
+		}
+	case "queued":
+		fmt.Fprintf(out, "%s %s\n", ios.Bold("queued:"), rep.Reason)
+		fmt.Fprintln(out, "  the agents' outputs are kept under the git dir and land with the next `git scribe dispatch run`")
+	case "failed":
+		fmt.Fprintf(out, "nothing landed: %s\n", rep.Reason)
+	default:
+		fmt.Fprintln(out, rep.Reason)
+	}
+	for _, fl := range rep.Failed {
+		fmt.Fprintf(ios.ErrOut, "failed: %s %s → %s: %s\n", fl.Job.Kind, fl.Job.Skill, fl.Job.Target, fl.Error)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+	}
+}
+
+func runDispatchWatch(ctx context.Context, f *Factory, o *DispatchOptions) error {
+	if f.Active() {
+		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+		return nil
+	}
+	if o.Watch.Interval <= 0 || o.Watch.Settle < 0 || o.Watch.Ticks < 0 {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--interval must be positive, --settle and --ticks not negative")}
+	}
+	d, warns, err := openDispatcher(ctx, f, o.Flags, o.IO.ErrOut)
+	if err != nil {
+		return err
+	}
+	for _, w := range warns {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
+	}
+	w := o.Watch
+	w.Out = o.IO.Out
+	w.Mine = func(ctx context.Context) (string, error) {
+		rep, err := mine(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		return mineSummary(rep), nil
+	}
+	if err := d.Watch(ctx, w); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	return nil
+}
+
+func newPackCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "pack freeze CARD",
+		Short: "Freeze a card's context pack (what agents read) with its sha256",
+		Long: `pack freeze writes the card's context pack under control/context-packs/ — the
+card, its contract and every context note they name (context: in their
+frontmatter; a path ending in / takes a whole directory), verbatim — and its
+sha256 in a sha256sum-style sidecar, and commits both. Skills read only frozen
+packs, and each landed draft or review records the pack_sha of the bytes it
+read. Freezing unchanged sources changes nothing.`,
+		Example: `  git scribe pack freeze cards/01-01-the-ferry.md
+  git scribe pack freeze 01-01-the-ferry`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 2 || args[0] != "freeze" {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("usage: git scribe pack freeze CARD")}
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if f.Active() {
+				fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+				return nil
+			}
+			d, _, err := openDispatcher(c.Context(), f, dispatch.Flags{}, nil)
+			if err != nil {
+				return err
+			}
+			rep, err := d.Freeze(c.Context(), args[1])
+			if errors.Is(err, dispatch.ErrNoCard) {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			if err != nil {
+				return &ExitError{Code: ExitFindings, Err: err}
+			}
+			if asJSON {
+				return printJSON(f.IO, rep)
+			}
+			switch rep.Status {
+			case "committed":
+				fmt.Fprintf(f.IO.Out, "%s %s sha256 %s (%d source(s)) in %s\n", f.IO.Bold("frozen:"), rep.Pack.Path, rep.Pack.SHA, len(rep.Pack.Sources), rep.Commit.SHA[:12])
+			default:
+				fmt.Fprintf(f.IO.Out, "unchanged: %s sha256 %s (%s)\n", rep.Pack.Path, rep.Pack.SHA, rep.Reason)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return c
+}
+
+func newRatifyCmd(f *Factory) *cobra.Command {
+	var asJSON, mineOnly bool
+	c := &cobra.Command{
+		Use:   "ratify [--mine]",
+		Short: "Move ticked inbox items into the ratified facts ledger (--mine: collect candidates)",
+		Long: `The inbox (control/inbox.md, paths.inbox) is where candidates wait for a
+person's verdict; the tick is the only verdict there is.
+
+  ratify --mine   collect the "Introduced candidates" sections of landed drafts
+                  and reviews into the inbox's "## Pending" section as "- [ ]"
+                  lines, each with a via-link to its source (a source already
+                  linked is never mined again, so a second mine adds nothing);
+                  candidates that contradict a ratified fact come first.
+  ratify          move every item you ticked ("- [x]") into "## Ratified facts"
+                  and commit. Commit your ticks first: scribe never commits over
+                  your uncommitted edits.
+
+dispatch watch runs ratify --mine after a pass lands reviews; nothing else in
+scribe writes the inbox, and nothing but a person ticks a box.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if f.Active() {
+				fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+				return nil
+			}
+			var rep ratify.Report
+			var err error
+			if mineOnly {
+				rep, err = mine(c.Context(), f)
+			} else {
+				rep, err = ratifyInbox(c.Context(), f)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := printJSON(f.IO, rep); err != nil {
+					return err
+				}
+			} else if mineOnly {
+				fmt.Fprintln(f.IO.Out, mineSummary(rep))
+				for _, it := range rep.Added {
+					mark := "  "
+					if it.Conflict != "" {
+						mark = "⚠ "
+					}
+					fmt.Fprintf(f.IO.Out, "  %s%s (via %s)\n", mark, it.Text, it.Via)
+				}
+			} else {
+				switch rep.Status {
+				case "committed":
+					fmt.Fprintf(f.IO.Out, "%s %d fact(s) into %s in %s\n", f.IO.Bold("ratified:"), len(rep.Facts), rep.Inbox, rep.Commit.SHA[:12])
+					for _, fact := range rep.Facts {
+						fmt.Fprintf(f.IO.Out, "  %s\n", fact)
+					}
+				default:
+					fmt.Fprintf(f.IO.Out, "%s: %s\n", rep.Status, rep.Reason)
+				}
+			}
+			if rep.Status == "deferred" {
+				return &ExitError{Code: ExitFindings, Err: fmt.Errorf("%s cannot be written now: %s", rep.Inbox, rep.Reason)}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&mineOnly, "mine", false, "collect candidates from landed drafts and reviews into the inbox")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return c
+}
+
+func ratifyOptions(ctx context.Context, f *Factory) (ratify.Options, error) {
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return ratify.Options{}, err
+	}
+	c, err := f.Config(ctx)
+	if err != nil {
+		return ratify.Options{}, err
+	}
+	return ratify.Options{Repo: r, Config: c.Config, Redact: redact}, nil
+}
+
+// mine is `git scribe ratify --mine`, also what watch invokes.
+func mine(ctx context.Context, f *Factory) (ratify.Report, error) {
+	o, err := ratifyOptions(ctx, f)
+	if err != nil {
+		return ratify.Report{}, err
+	}
+	return ratify.Mine(ctx, o)
+}
+
+func ratifyInbox(ctx context.Context, f *Factory) (ratify.Report, error) {
+	o, err := ratifyOptions(ctx, f)
+	if err != nil {
+		return ratify.Report{}, err
+	}
+	return ratify.Ratify(ctx, o)
+}
+
+func mineSummary(rep ratify.Report) string {
+	switch rep.Status {
+	case "committed":
+		conflicts := 0
+		for _, it := range rep.Added {
+			if it.Conflict != "" {
+				conflicts++
+			}
+		}
+		return fmt.Sprintf("mined %d candidate(s) into %s (%d conflict(s) first), pending your tick; commit %s", len(rep.Added), rep.Inbox, conflicts, rep.Commit.SHA[:12])
+	case "deferred":
+		return fmt.Sprintf("mining deferred (%s); the next mine picks it up", rep.Reason)
+	}
+	return rep.Reason
+}
+
+// dispatchSettings are the dispatch rows of `git scribe config`.
+func dispatchSettings(f *Factory) ([]config.Setting, error) {
+	dl, err := config.LoadDispatch(f.Env)
+	if err != nil {
+		return nil, err
+	}
+	return dl.Settings(), nil
+}

@@ -1,0 +1,224 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// FollowupsExtractOptions are `followups extract`'s parsed flags.
+type FollowupsExtractOptions struct {
+	IO         *IOStreams
+	Transcript string
+	Route      string
+	JSON       bool
+	DryRun     bool
+}
+
+func newFollowupsCmd(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "followups",
+		Short: "Conversation follow-ups: find the ones nothing persisted and route them",
+		Long: `A follow-up said only in a conversation ("next session: migrate the cache",
+"다음 세션에 로그 정리") dies when the session ends. followups extract finds them
+and keeps the ones no durable source holds.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newFollowupsExtractCmd(f))
+	return c
+}
+
+func newFollowupsExtractCmd(f *Factory) *cobra.Command {
+	o := &FollowupsExtractOptions{IO: f.IO}
+	c := &cobra.Command{
+		Use:   "extract --transcript FILE",
+		Short: "Find a transcript's follow-ups that no durable source holds, and route them",
+		Long: `extract reads a session transcript (Claude Code JSONL, Codex JSONL, or text
+with "User:" / "Assistant:" markers; corrupt lines are skipped and counted) and
+finds follow-ups in the user's and the assistant's turns by keyword (English:
+next session, follow-up, TODO:, come back to, defer, later; Korean: 다음 세션,
+후속, 나중에, 미루, 다음에 — configurable as followups.keywords_en/_kr).
+
+A follow-up already in a durable source (journal "### Next", a project's
+todos.md or PROGRESS.md "## Next Session", an active task's checkboxes, or
+resolved anywhere) is not an orphan. Orphans are offered in ONE prompt on a
+terminal, routing each to:
+
+  j             the journal's "### Next" (a new entry; entries are never edited)
+  t[:PROJECT]   the project's todos.md, under "## Next Session"
+  a[:[PROJECT/]TASK]  an active task's todos.md, as an open checkbox
+  s             skip (reported as potentially lost)
+
+Without a terminal nothing is routed unless --route names a decision file:
+
+  routes:
+    - item: "1"              # an orphan's number, or its text
+      to: journal            # journal | todos | active | skip
+    - item: migrate the cache
+      to: todos
+      project: api
+    - item: 로그 정리
+      to: active
+      project: ops
+      task: logging
+  default: skip              # optional: for orphans no route names
+
+Routed items are committed as one "progress: route N follow-ups …" commit, with
+ACTIVE-STATUS.md regenerated. Exit status 1 when orphans are left unrouted
+(potentially lost), 0 otherwise.`,
+		Example: `  git scribe followups extract --transcript ~/.claude/projects/-repo/SESSION.jsonl
+  git scribe followups extract --transcript session.jsonl --json
+  git scribe followups extract --transcript session.jsonl --route decisions.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runFollowupsExtract(c.Context(), f, o) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Transcript, "transcript", "", "the session transcript `FILE`")
+	fl.StringVar(&o.Route, "route", "", "route orphans by the decision `FILE` (YAML) instead of asking")
+	fl.BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "show what was found; ask nothing, write nothing")
+	c.MarkFlagRequired("transcript")
+	return c
+}
+
+// FollowupsReport is `followups extract --json` and the "followups" part of
+// `wrap --json`.
+type FollowupsReport struct {
+	notes.Extraction
+	Routing       *notes.RouteReport `json:"routing,omitempty"`
+	Unrouted      []notes.Candidate  `json:"unrouted"`
+	UnroutedWhy   string             `json:"unrouted_reason,omitempty"`
+	UnknownRoutes []string           `json:"unknown_routes,omitempty"`
+	Prompted      bool               `json:"prompted"`
+}
+
+func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOptions) error {
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(o.Transcript); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--transcript %s: %w", o.Transcript, errors.Unwrap(err))}
+	}
+	fr, err := extractAndRoute(ctx, v, o.IO, o.Transcript, o.Route, o.DryRun, !o.JSON)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := printJSON(o.IO, fr); err != nil {
+			return err
+		}
+	} else {
+		renderFollowups(o.IO, fr, true)
+	}
+	if len(fr.Unrouted) > 0 && !o.DryRun {
+		return &ExitError{Code: ExitFindings}
+	}
+	return nil
+}
+
+// extractAndRoute finds the transcript's orphans and routes them: by the
+// decision file when one is given, else by ONE prompt when a person can
+// answer (announce: the orphans are listed first, for human output), else
+// not at all. dryRun asks and writes nothing.
+func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, routeFile string, dryRun, announce bool) (*FollowupsReport, error) {
+	var rf *notes.RouteFile
+	if routeFile != "" {
+		data, err := os.ReadFile(routeFile)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read --route file: %w", err)}
+		}
+		parsed, err := notes.ParseRouteFile(data)
+		if err != nil {
+			return nil, err
+		}
+		rf = &parsed
+	}
+	ex, err := v.ExtractConversation(ctx, path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &ExitError{Code: ExitUsage, Err: err}
+		}
+		return nil, err
+	}
+	fr := &FollowupsReport{Extraction: ex, Unrouted: []notes.Candidate{}}
+	if len(ex.Orphans) == 0 {
+		return fr, nil
+	}
+	theta := v.Config.Followups.Similarity
+	var routes map[int]notes.Route
+	switch {
+	case dryRun:
+		fr.UnroutedWhy = "dry run: nothing asked, nothing written"
+	case rf != nil:
+		routes, fr.UnknownRoutes = rf.Apply(ex.Orphans, theta)
+		fr.UnroutedWhy = "the --route file names no route for it"
+	case ios.CanPrompt():
+		if announce {
+			renderFollowupsFound(ios, fr)
+		}
+		fr.Prompted = true
+		routes, err = promptRoutes(ios, v, ex.Orphans, ex.Sources)
+		if err != nil {
+			return nil, err
+		}
+		fr.UnroutedWhy = "no answer was given"
+	default:
+		fr.UnroutedWhy = "no terminal to ask and no --route FILE; nothing is routed without a person's decision"
+	}
+	var assigns []notes.Assignment
+	if len(routes) > 0 {
+		assigns, err = v.Assign(ex.Orphans, routes, ex.Sources)
+		if err != nil {
+			return nil, err
+		}
+	}
+	decided := map[int]bool{}
+	for i := range ex.Orphans {
+		if _, ok := routes[i]; ok {
+			decided[i] = true
+		} else {
+			fr.Unrouted = append(fr.Unrouted, ex.Orphans[i])
+		}
+	}
+	if len(assigns) == 0 {
+		return fr, nil
+	}
+	rep, err := v.RouteFollowups(ctx, assigns)
+	if err != nil {
+		return nil, err
+	}
+	fr.Routing = &rep
+	if rep.Status == "deferred" {
+		// Nothing was written: the decisions are not lost, but not kept either.
+		for _, a := range assigns {
+			if a.To != notes.RouteSkip {
+				fr.Unrouted = append(fr.Unrouted, a.Candidate)
+			}
+		}
+		fr.UnroutedWhy = "routing could not be committed: " + rep.Reason + "; run the same command again once that is settled"
+	}
+	return fr, nil
+}
+
+// audit is the persistence audit after a wrap or an extraction: the
+// dashboard's counts from the sources as they are now, plus what became of
+// the conversation's orphans.
+func audit(ctx context.Context, v *notes.Vault, fr *FollowupsReport) (*notes.Audit, notes.Dashboard, error) {
+	d, err := v.ActiveStatus(ctx)
+	if err != nil {
+		return nil, d, err
+	}
+	a := d.Audit
+	if fr != nil {
+		a.Conversation, a.PotentiallyLost = notes.ConversationOutcome(fr.Extraction, fr.Routing, fr.Unrouted, fr.UnroutedWhy)
+	}
+	return &a, d, nil
+}

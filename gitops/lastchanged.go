@@ -1,0 +1,92 @@
+package gitops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// lastChangedDepth bounds how far back LastChanged walks: a path not touched
+// in that many commits is simply old.
+const lastChangedDepth = 2000
+
+// LastChanged returns, for each of paths, the committer time of the newest
+// commit reachable from HEAD that touched it. Paths no commit (within the
+// newest 2,000 touching any of them) changed are missing from the map. One
+// `git log` streams history newest first and is stopped as soon as every
+// path has been seen — git plumbing, because go-git's path-filtered log
+// walks and diffs every commit in-process.
+func (r *Repo) LastChanged(ctx context.Context, paths []string) (map[string]time.Time, error) {
+	found := make(map[string]time.Time, len(paths))
+	if len(paths) == 0 {
+		return found, nil
+	}
+	want := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		want[p] = true
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	args := append([]string{"log", "--format=%x01%ct", "-z", "--name-only", "--no-renames",
+		"--max-count=" + strconv.Itoa(lastChangedDepth), "HEAD", "--"}, paths...)
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.WorkTree
+	cmd.Env = append(append(os.Environ(), ActiveEnv+"=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C"), r.env...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("read file history: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("read file history: %w", err)
+	}
+	br := bufio.NewReader(out)
+	var cur time.Time
+	stopped := false
+	for {
+		tok, rerr := br.ReadBytes(0)
+		tok = bytes.TrimSuffix(tok, []byte{0})
+		if t, ok := bytes.CutPrefix(tok, []byte{1}); ok {
+			if sec, err := strconv.ParseInt(strings.TrimSpace(string(t)), 10, 64); err == nil {
+				cur = time.Unix(sec, 0)
+			}
+		} else if p := strings.TrimLeft(string(tok), "\n"); p != "" && want[p] {
+			if _, seen := found[p]; !seen {
+				found[p] = cur
+			}
+			if len(found) == len(want) {
+				stopped = true
+				cancel()
+				break
+			}
+		}
+		if rerr != nil {
+			if !errors.Is(rerr, io.EOF) {
+				return nil, fmt.Errorf("read file history: %w", rerr)
+			}
+			break
+		}
+	}
+	werr := cmd.Wait()
+	if stopped {
+		return found, nil
+	}
+	if werr != nil {
+		msg := errb.String()
+		// An unborn branch has no history: nothing was ever committed.
+		if strings.Contains(msg, "does not have any commits") || strings.Contains(msg, "unknown revision") {
+			return found, nil
+		}
+		return nil, &GitError{Args: args[:7], Stderr: msg, Err: werr}
+	}
+	return found, nil
+}

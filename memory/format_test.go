@@ -1,0 +1,258 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAbstract(t *testing.T) {
+	t.Parallel()
+	a := Abstractor{
+		RepoNames: []string{"uploader", "acme-uploader"},
+		Roots:     []string{"/home/ada/src/uploader", "/home/ada"},
+		Users:     []string{"Ada Lovelace", "Ada", "Lovelace", "ada", "alovelace", "acme-corp"},
+		Hosts:     []string{"git.acme.example"},
+	}
+	tests := []struct {
+		name, in, want string
+		gone           []string // must not survive
+	}{
+		{"repo path", "Editing /home/ada/src/uploader/internal/retry.go broke it", "Editing <path> broke it", []string{"/home", "retry.go"}},
+		{"home path", "config in /home/ada/.config/app.yaml and ~/notes/x.md", "config in <path> and <path>", []string{"ada", ".config"}},
+		{"other absolute path", "the log at /var/log/nginx/error.log said so", "the log at <path> said so", []string{"nginx"}},
+		{"windows path", `C:\Users\ada\proj\main.go failed`, "<path> failed", []string{"Users"}},
+		{"repo-relative path", "tests in internal/db/conn_test.go were skipped", "tests in <path> were skipped", []string{"conn_test"}},
+		{"email", "ask ada.lovelace@acme.com or ops+pager@acme.io", "ask <email> or <email>", []string{"acme"}},
+		{"url", "see https://git.acme.example/acme-corp/uploader/pull/12 for details", "see <url> for details", []string{"acme"}},
+		{"scp remote", "pushed to git@github.com:acme-corp/uploader.git", "pushed to <url>", []string{"acme"}},
+		{"host names", "db-01.prod.acme.internal and api.acme.com:8443 timed out; 10.0.3.7:5432 too", "<host> and <host> timed out; <host> too", []string{"acme", "10.0"}},
+		{"repo name", "The Uploader's retry loop in acme-uploader", "The <project>'s retry loop in <project>", []string{"ploader"}},
+		{"people", "Ada Lovelace said alovelace broke it; @acme-corp and @bob reviewed", "<user> said <user> broke it; @<user> and @<user> reviewed", []string{"Ada", "bob"}},
+		{"file names stay", "conn.go and main.rs and go.mod are generic", "conn.go and main.rs and go.mod are generic", nil},
+		{"version numbers stay", "go 1.26.8 and v2.39.0", "go 1.26.8 and v2.39.0", nil},
+		{"korean text", "/home/ada/src/uploader 에서 ada@acme.com 에게 물어봄", "<path> 에서 <email> 에게 물어봄", []string{"acme"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := a.Abstract(tt.in)
+			if got != tt.want {
+				t.Errorf("Abstract(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+			for _, g := range tt.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("%q survived in %q", g, got)
+				}
+			}
+		})
+	}
+}
+
+func TestAddRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, rule, want string
+		changed              bool
+	}{
+		{"no file", "", "Run go vet.", "## Project Rules\n\n- Run go vet.\n", true},
+		{"no section", "# Project\n\nIntro.\n", "Run go vet.", "# Project\n\nIntro.\n\n## Project Rules\n\n- Run go vet.\n", true},
+		{"no section, no final newline", "# Project\nIntro.", "Run go vet.", "# Project\nIntro.\n\n## Project Rules\n\n- Run go vet.\n", true},
+		{"append after last rule", "# P\n\n## Project Rules\n- a\n- b\n\n## Notes\n- n\n", "c", "# P\n\n## Project Rules\n- a\n- b\n- c\n\n## Notes\n- n\n", true},
+		{"empty section", "## Project Rules\n\n## Notes\nx\n", "c", "## Project Rules\n\n- c\n\n## Notes\nx\n", true},
+		{"section at end without newline", "## Project Rules\n- a", "b", "## Project Rules\n- a\n- b\n", true},
+		{"heading only at end", "# P\n## Project Rules", "b", "# P\n## Project Rules\n\n- b\n", true},
+		{"crlf", "# P\r\n\r\n## Project Rules\r\n- a\r\n\r\n## Notes\r\n", "b", "# P\r\n\r\n## Project Rules\r\n- a\r\n- b\r\n\r\n## Notes\r\n", true},
+		{"h3 inside section", "## Project Rules\n- a\n### Sub\n- s\n\n## Next\n", "b", "## Project Rules\n- a\n### Sub\n- s\n- b\n\n## Next\n", true},
+		{"fenced heading does not end it", "## Project Rules\n- a\n```\n## not a heading\n```\n\n# End\n", "b", "## Project Rules\n- a\n```\n## not a heading\n```\n- b\n\n# End\n", true},
+		{"already there", "## Project Rules\n- Run go vet.\n", "- run  GO vet", "## Project Rules\n- Run go vet.\n", false},
+		{"korean", "## Project Rules\n- a\n", "이 프로젝트에서는 항상 gofmt를 실행한다", "## Project Rules\n- a\n- 이 프로젝트에서는 항상 gofmt를 실행한다\n", true},
+		{"case-insensitive heading", "## project rules\n- a\n", "b", "## project rules\n- a\n- b\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, changed := AddRule(tt.in, tt.rule)
+			if got != tt.want || changed != tt.changed {
+				t.Errorf("AddRule(%q, %q)\n got %q %v\nwant %q %v", tt.in, tt.rule, got, changed, tt.want, tt.changed)
+			}
+			if changed {
+				// Everything before the inserted line is byte-identical.
+				i := strings.Index(got, "- "+CleanRule(tt.rule))
+				if i < 0 || !strings.HasPrefix(tt.in+"\n\n", got[:i]) && !strings.HasPrefix(got, strings.TrimRight(tt.in, "\r\n")) {
+					t.Errorf("the text before the rule changed: %q", got[:max(i, 0)])
+				}
+			}
+		})
+	}
+}
+
+func TestDirectRule(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"In this project always run go vet before you say done.", "Always run go vet before you say done."},
+		{"Please remember: in this repo, never push to main directly", "Never push to main directly."},
+		{"We always squash merges in this project.", "We always squash merges."},
+		{"in this codebase we use tabs", "We use tabs."},
+		{"이 프로젝트에서는 항상 커밋 전에 gofmt를 실행해요.", "항상 커밋 전에 gofmt를 실행해요."},
+		{"이 저장소에서는 main에 직접 푸시하지 마.", "main에 직접 푸시하지 마."},
+		{"In this project the parser is slow.", ""},
+		{"이 프로젝트는 재미있네요", ""},
+		{"Always use tabs.", ""},
+	}
+	for _, tt := range tests {
+		if got := DirectRule(tt.in); got != tt.want {
+			t.Errorf("DirectRule(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	t.Parallel()
+	r := Record{Name: "Use tabs: really", Description: "line one\nline two", Type: TypeCorrection, CandidateID: "0123456789ab",
+		PromotedAt: "2026-01-02T03:04:05+00:00", EvaluatorScore: 0, SourceTurn: 7, UserCorrection: "no!\n---\nwrong", Prevention: "p"}
+	text := RenderRecord(r, "# Use tabs\n\nbody\n---\nmore\n")
+	got, body, err := ParseRecord([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != r.Name || got.Description != "line one line two" || got.UserCorrection != "no! --- wrong" || got.SourceTurn != 7 || got.CandidateID != r.CandidateID {
+		t.Errorf("round trip: %+v", got)
+	}
+	if body != "# Use tabs\n\nbody\n---\nmore\n" {
+		t.Errorf("body %q", body)
+	}
+	if errs := SchemaErrors([]byte(text), "corrections", false); len(errs) != 0 {
+		t.Errorf("schema: %v", errs)
+	}
+}
+
+func TestSchemaErrors(t *testing.T) {
+	t.Parallel()
+	ok := "---\nname: n\ndescription: d\ntype: tacit\ncandidate_id: 0123456789ab\npromoted_at: \"2026-01-02T03:04:05+09:00\"\nevaluator_score: 0.5\nsource_turn: 3\n---\n# n\n"
+	tests := []struct {
+		name, text, dir string
+		global          bool
+		want            []string // substrings, one per error
+	}{
+		{"valid", ok, "tacit", false, nil},
+		{"unquoted timestamp", strings.Replace(ok, `"2026-01-02T03:04:05+09:00"`, "2026-01-02T03:04:05+09:00", 1), "tacit", false, nil},
+		{"no frontmatter", "# n\n", "tacit", false, []string{"no frontmatter"}},
+		{"broken yaml", "---\nname: [\n---\n", "tacit", false, []string{"parse frontmatter"}},
+		{"missing keys", "---\nname: n\ntype: tacit\n---\n", "tacit", false, []string{"missing description", "missing candidate_id", "missing promoted_at", "missing evaluator_score", "missing source_turn"}},
+		{"bad values", strings.NewReplacer("0.5", "1.5", "source_turn: 3", "source_turn: -1", "0123456789ab", "XYZ", `"2026-01-02T03:04:05+09:00"`, "yesterday").Replace(ok), "tacit", false,
+			[]string{"candidate_id", "evaluator_score", "source_turn", "promoted_at"}},
+		{"unknown type", strings.Replace(ok, "type: tacit", "type: gossip", 1), "tacit", false, []string{"type \"gossip\""}},
+		{"correction fields", strings.Replace(ok, "type: tacit", "type: correction", 1), "corrections", false, []string{"user_correction", "prevention"}},
+		{"preference scope", strings.Replace(ok, "type: tacit", "type: preference\nscope: galaxy", 1), "preferences", false, []string{"scope \"galaxy\""}},
+		{"pattern fields", strings.Replace(ok, "type: tacit", "type: pattern", 1), "tacit", false, []string{"topic", "occurrences"}},
+		{"wrong directory", ok, "corrections", false, []string{"belongs in tacit/"}},
+		{"global needs project_id", ok, "tacit", true, []string{"project_id"}},
+		{"long description", strings.Replace(ok, "description: d", "description: "+strings.Repeat("x", 151), 1), "tacit", false, []string{"1–150"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := SchemaErrors([]byte(tt.text), tt.dir, tt.global)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q, want %d errors like %q", got, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("error %d = %q, want it to mention %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestIndex(t *testing.T) {
+	t.Parallel()
+	text := "# Memory\n\nprose\n- [Tabs](corrections/tabs.md) — Use tabs\n- broken line\n* [x](y) - wrong dash\n"
+	ix := ParseIndex(text)
+	if len(ix.Entries) != 1 || ix.Entries[0].Line != 4 || ix.Entries[0].Path != "corrections/tabs.md" {
+		t.Errorf("entries %+v", ix.Entries)
+	}
+	if len(ix.Malformed) != 2 || ix.Malformed[0] != 5 || ix.Malformed[1] != 6 {
+		t.Errorf("malformed %v", ix.Malformed)
+	}
+	out := AddToIndex(text, IndexEntry{Name: "Tabs", Path: "corrections/tabs.md", Description: "dup"},
+		IndexEntry{Name: "a [b] c", Path: "tacit/x (1).md", Description: strings.Repeat("é", 200)},
+		IndexEntry{Name: "키", Path: "tacit/k.md", Description: "한국어\n설명"})
+	if !strings.HasPrefix(out, text) {
+		t.Fatal("existing bytes changed")
+	}
+	added := strings.Split(strings.TrimSuffix(strings.TrimPrefix(out, text), "\n"), "\n")
+	if len(added) != 2 {
+		t.Fatalf("added %q", added)
+	}
+	for _, l := range added {
+		if !IndexLineRE.MatchString(l) {
+			t.Errorf("%q does not match the index line form", l)
+		}
+	}
+	if added[1] != "- [키](tacit/k.md) — 한국어 설명" {
+		t.Errorf("korean line %q", added[1])
+	}
+	if got := AddToIndex("", IndexEntry{Name: "n", Path: "tacit/n.md", Description: "d"}); !strings.HasPrefix(got, "# Memory\n") || !strings.HasSuffix(got, "- [n](tacit/n.md) — d\n") {
+		t.Errorf("new index %q", got)
+	}
+}
+
+func TestTrapRecord(t *testing.T) {
+	t.Parallel()
+	a := Abstractor{RepoNames: []string{"uploader"}, Roots: []string{"/home/ada/src/uploader"}, Users: []string{"ada"}}
+	in := TrapInput{Title: "uploader retry test passed on a frozen clock", Pattern: "The test in /home/ada/src/uploader/retry_test.go froze time; ada never saw the jitter.",
+		Context: "Retry loops with time-based jitter", CatchSignal: "Run the retry tests with a real clock once", Flavor: FlavorSpecGap}
+	tr := AbstractTrap(in, a)
+	if tr.Title != "<project> retry test passed on a frozen clock" || strings.Contains(tr.Pattern, "ada") || strings.Contains(tr.Pattern, "/home") {
+		t.Errorf("not abstracted: %+v", tr)
+	}
+	text := tr.Render()
+	for _, want := range []string{"# Trap: <project> retry test", "\n## Pattern\n", "\n## Lesson\nRun the retry tests", "\n## Applies to\nRetry loops", "flavor=spec_gap scope=project"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("record lacks %q:\n%s", want, text)
+		}
+	}
+	back, ok := ParseTrap(text)
+	if !ok || back != tr {
+		t.Errorf("ParseTrap = %+v %v, want %+v", back, ok, tr)
+	}
+	if _, ok := ParseTrap("# Trap: x\n## Pattern\np\n"); ok {
+		t.Error("a record without Lesson and Applies to parsed")
+	}
+	if got := tr.FileName(""); got != "project-retry-test-passed-on-a-frozen-clock.md" {
+		t.Errorf("FileName = %q", got)
+	}
+	tr.Scope = ScopeUniversal
+	if got := tr.FileName("ab12"); got != "trap_project-retry-test-passed-on-a-frozen-clock-ab12.md" {
+		t.Errorf("universal FileName = %q", got)
+	}
+	is := IssueFor(tr)
+	if is.Title != "Trap: <project> retry test passed on a frozen clock" || !strings.HasPrefix(is.Body, "Pattern: The test in <path>") || !strings.Contains(is.Body, "Discovered via: spec gap") {
+		t.Errorf("issue %+v", is)
+	}
+	if strings.Contains(is.Body, "Lesson") || strings.Contains(is.Body, "Retry loops") {
+		t.Errorf("the issue sends more than the abstracted pattern: %q", is.Body)
+	}
+	back2, ok := ParseIssue(is.Render())
+	if !ok || back2 != is {
+		t.Errorf("ParseIssue = %+v", back2)
+	}
+}
+
+func TestValidateTrapInput(t *testing.T) {
+	t.Parallel()
+	full := TrapInput{Title: "t", Pattern: "p", Context: "c", CatchSignal: "s"}
+	if err := ValidateTrapInput(full); err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]TrapInput{
+		"--catch-signal": {Title: "t", Pattern: "p", Context: "c"},
+		"--scope":        {Title: "t", Pattern: "p", Context: "c", CatchSignal: "s", Scope: "galaxy"},
+		"--flavor":       {Title: "t", Pattern: "p", Context: "c", CatchSignal: "s", Flavor: "vibes"},
+	} {
+		if err := ValidateTrapInput(in); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// IndexFile is the index's name inside memory_dir.
+const IndexFile = "MEMORY.md"
+
+// IndexLineRE is the one form of an index line (SPEC §6).
+var IndexLineRE = regexp.MustCompile(`^- \[([^\]]+)\]\(([^)]+)\) — (.{1,150})$`)
+
+// IndexEntry is one line of MEMORY.md.
+type IndexEntry struct {
+	Name        string `json:"name"`
+	Path        string `json:"path"` // relative to memory_dir
+	Description string `json:"description"`
+	Line        int    `json:"line"` // 1-based; 0 for an entry not yet written
+}
+
+// Index is a parsed MEMORY.md.
+type Index struct {
+	Entries []IndexEntry
+	// Malformed are the 1-based numbers of list lines that are not index lines.
+	Malformed []int
+	// Lines counts the file's lines.
+	Lines int
+}
+
+// ParseIndex reads MEMORY.md leniently: headings, prose and blank lines are
+// allowed; list items that do not match IndexLineRE are reported as
+// malformed, never dropped. It never panics.
+func ParseIndex(text string) Index {
+	var ix Index
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return ix
+	}
+	lines := strings.Split(text, "\n")
+	ix.Lines = len(lines)
+	for i, raw := range lines {
+		line := strings.TrimSuffix(raw, "\r")
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "+ ") {
+			continue
+		}
+		m := IndexLineRE.FindStringSubmatch(line)
+		if m == nil {
+			ix.Malformed = append(ix.Malformed, i+1)
+			continue
+		}
+		ix.Entries = append(ix.Entries, IndexEntry{Name: m[1], Path: m[2], Description: m[3], Line: i + 1})
+	}
+	return ix
+}
+
+// Has reports whether the index already points at path.
+func (ix Index) Has(path string) bool {
+	for _, e := range ix.Entries {
+		if e.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// FormatIndexLine renders an entry as an index line that always matches
+// IndexLineRE: brackets leave the name, parentheses and spaces the path,
+// line breaks the description, which is cut to 150 characters (an empty
+// one becomes the name).
+func FormatIndexLine(e IndexEntry) string {
+	name := strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(strings.ToValidUTF8(e.Name, "")))
+	if name == "" {
+		name = "memory"
+	}
+	path := strings.NewReplacer(")", "", "(", "", " ", "-").Replace(oneLine(strings.ToValidUTF8(e.Path, "")))
+	if path == "" {
+		path = "-"
+	}
+	desc := oneLine(strings.ToValidUTF8(e.Description, ""))
+	if desc == "" {
+		desc = name
+	}
+	if utf8.RuneCountInString(desc) > 150 {
+		desc = capRunes(desc, 150)
+	}
+	return "- [" + name + "](" + path + ") — " + desc
+}
+
+// indexHeader starts a new MEMORY.md.
+const indexHeader = "# Memory\n\nOne line per promoted memory: `- [name](path) — description`. Written by `git scribe compound gate`.\n\n"
+
+// AddToIndex appends index lines for entries whose path is not indexed yet;
+// every existing byte stays as it is. An empty text starts a new index.
+func AddToIndex(text string, entries ...IndexEntry) string {
+	ix := ParseIndex(text)
+	var add []string
+	for _, e := range entries {
+		line := FormatIndexLine(e)
+		m := IndexLineRE.FindStringSubmatch(line)
+		if ix.Has(m[2]) {
+			continue
+		}
+		ix.Entries = append(ix.Entries, IndexEntry{Name: m[1], Path: m[2], Description: m[3]})
+		add = append(add, line)
+	}
+	if len(add) == 0 {
+		return text
+	}
+	if strings.TrimSpace(text) == "" {
+		text = indexHeader
+	}
+	eol := "\n"
+	if strings.Contains(text, "\r\n") {
+		eol = "\r\n"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += eol
+	}
+	return text + strings.Join(add, eol) + eol
+}

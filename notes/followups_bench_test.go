@@ -1,0 +1,197 @@
+package notes
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+// benchVault builds the sources of a vault holding n follow-ups across
+// projects projects: a third in the journal's "### Next" (ten per entry,
+// one entry per hour), the rest spread over each project's actives, todos.md
+// and PROGRESS.md. One in ten is a near-duplicate of another (a typo, a
+// changed case, another source) and one in ten is resolved (ticked, or
+// named under a later "### Done").
+func benchVault(n, projects int) []SourceFile {
+	r := rand.New(rand.NewPCG(uint64(n), 42))
+	// Words drawn from running English text (SPEC, seeds, README: see
+	// testdata/bench-words.txt), so common words are common, as in a vault.
+	data, err := os.ReadFile(filepath.Join("testdata", "bench-words.txt"))
+	if err != nil {
+		panic(err)
+	}
+	stream := strings.Fields(string(data))
+	verbs := []string{"migrate", "fix", "add", "document", "benchmark", "remove", "rename", "test", "profile", "review"}
+	item := func() string {
+		words := []string{verbs[r.IntN(len(verbs))]}
+		for range 3 + r.IntN(6) {
+			words = append(words, stream[r.IntN(len(stream))])
+		}
+		return strings.Join(words, " ")
+	}
+	typo := func(s string) string {
+		b := []byte(s)
+		i := r.IntN(len(b))
+		b[i] = 'x'
+		return strings.ToUpper(s[:1]) + string(b[1:])
+	}
+	base := time.Date(2026, 8, 1, 9, 0, 0, 0, time.UTC)
+	type bucket struct{ open, done []string }
+	files := map[string]*bucket{}
+	var journal strings.Builder
+	journal.WriteString("# Journal\n\n")
+	var all []string
+	entry := 0
+	var next []string
+	flush := func() {
+		e := Entry{Time: base.Add(time.Duration(entry) * time.Hour), Summary: fmt.Sprintf("session %d", entry), Result: ResultShipped, Next: next}
+		if entry > 0 && len(all) > 20 && r.IntN(2) == 0 {
+			e.Done = []string{all[r.IntN(len(all)-10)]}
+		}
+		journal.WriteString(e.Render() + "\n")
+		entry++
+		next = nil
+	}
+	for i := range n {
+		p := fmt.Sprintf("p%03d", i%projects)
+		var text string
+		switch {
+		case i > 10 && i%10 == 3:
+			text = typo(all[r.IntN(len(all))]) // near-duplicate
+		default:
+			text = item()
+		}
+		all = append(all, text)
+		resolved := i%10 == 7
+		switch i % 3 {
+		case 0:
+			if resolved {
+				text = "[x] " + text
+			}
+			next = append(next, "("+p+") "+text)
+			if len(next) == 10 {
+				flush()
+			}
+		default:
+			kind := []string{"actives/t%d/todos.md", "todos.md", "PROGRESS.md"}[r.IntN(3)]
+			if strings.HasPrefix(kind, "actives") {
+				kind = fmt.Sprintf(kind, r.IntN(2))
+			}
+			path := "projects/" + p + "/" + kind
+			b := files[path]
+			if b == nil {
+				b = &bucket{}
+				files[path] = b
+			}
+			if resolved {
+				b.done = append(b.done, text)
+			} else {
+				b.open = append(b.open, text)
+			}
+		}
+	}
+	if len(next) > 0 {
+		flush()
+	}
+	srcs := []SourceFile{{Kind: SourceJournal, Path: ".claude/sonmat/journal.md", Time: base, Text: journal.String()}}
+	for path, b := range files {
+		parts := strings.Split(path, "/")
+		src := SourceFile{Path: path, Project: parts[1], Time: base.Add(time.Duration(r.IntN(2000)) * time.Hour)}
+		var t strings.Builder
+		switch {
+		case strings.Contains(path, "/actives/"):
+			src.Kind, src.Task = SourceActive, parts[3]
+			t.WriteString("# task\n\n")
+			for _, o := range b.open {
+				t.WriteString("- [ ] " + o + "\n")
+			}
+		default:
+			src.Kind = SourceTodos
+			if strings.HasSuffix(path, "PROGRESS.md") {
+				src.Kind = SourceProgress
+			}
+			t.WriteString("# " + parts[1] + "\n\n## Next Session\n\n")
+			for _, o := range b.open {
+				t.WriteString("- " + o + "\n")
+			}
+		}
+		for _, d := range b.done {
+			t.WriteString("- [x] " + d + "\n")
+		}
+		src.Text = t.String()
+		srcs = append(srcs, src)
+	}
+	return srcs
+}
+
+// BenchmarkRegenerate is ACTIVE-STATUS regeneration proper — parsing every
+// source, resolving, deduplicating, ordering, rendering — over n follow-ups
+// in 200 projects (SPEC §10: under 0.5 s at 10,000).
+func BenchmarkRegenerate(b *testing.B) {
+	for _, n := range []int{1000, 10000, 50000} {
+		srcs := benchVault(n, 200)
+		b.Run(fmt.Sprintf("followups=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var d Dashboard
+			start := cpuTime()
+			for b.Loop() {
+				d = Regenerate(srcs, MergeOptions{Cap: 15})
+				_ = d.Render()
+			}
+			b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(len(d.Mentions)), "mentions")
+			b.ReportMetric(float64(len(d.Items)), "open")
+		})
+	}
+}
+
+// BenchmarkActiveStatusRepo is the whole read path of `git scribe status
+// regenerate` on a real repository: globbing and reading every source file
+// from the work tree, their commit times (git log) and state (git status),
+// then Regenerate. 10,000 follow-ups in 200 projects (600 files).
+func BenchmarkActiveStatusRepo(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a repository")
+	}
+	dir := b.TempDir()
+	for _, s := range benchVault(10000, 200) {
+		p := filepath.Join(dir, filepath.FromSlash(s.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "vault"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo, err := gitops.Discover(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := &Vault{Repo: repo, Config: config.Defaults()}
+	var d Dashboard
+	start := cpuTime()
+	for b.Loop() {
+		if d, err = v.ActiveStatus(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(len(d.Mentions)), "mentions")
+}

@@ -1,0 +1,129 @@
+package notes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ProseWriter lets an agent write a wrap's prose. notes never calls an LLM
+// itself: cmd plugs in a dispatch-backed writer when the user routes the
+// bridge or journal skill, and without one (or when it fails, or writes
+// something unacceptable) the deterministic text stands. It changes words
+// only, never what is written where: the modes, paths, commits, cites and
+// the witness verdict stay scribe's.
+type ProseWriter interface {
+	// BridgeNote rewrites draft, the deterministic note (which carries no
+	// witness findings), and returns a note in the bridge note format.
+	BridgeNote(ctx context.Context, draft BridgeNote) (string, error)
+	// JournalSummary returns a better one-line summary for entry.
+	JournalSummary(ctx context.Context, entry Entry) (string, error)
+}
+
+// ErrNoProse is what a ProseWriter returns for a part it has no route for;
+// the deterministic text is kept without a warning.
+var ErrNoProse = errors.New("no prose route")
+
+var (
+	// findingLine is a bridge note line that talks about the witness or
+	// carries a verdict with detail: findings, which belong in the journal.
+	findingLine = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*)?(?:witness\b|(?:PASS|WARN|BLOCK)\b\W*\S)`)
+	witnessOnly = regexp.MustCompile(`^Witness: (PASS|WARN|BLOCK)$`)
+)
+
+// writeProse asks v.Prose for the plan's prose and keeps what passes the
+// checks; it returns warnings for what was rejected. Dry runs never call
+// an agent.
+func (v *Vault) writeProse(ctx context.Context, p *Plan, dryRun bool) []string {
+	if v.Prose == nil || dryRun {
+		return nil
+	}
+	var warns []string
+	var findings []string
+	if p.Entry != nil {
+		for _, w := range p.Entry.Witness {
+			if f := strings.TrimSpace(w.Findings); len(f) >= 8 {
+				findings = append(findings, f)
+			}
+		}
+	}
+	if p.Bridge != nil {
+		text, err := v.Prose.BridgeNote(ctx, *p.Bridge)
+		switch {
+		case errors.Is(err, ErrNoProse):
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("bridge prose: the agent failed (%v); the deterministic note is kept", err))
+		default:
+			note, why := AcceptBridgeProse(v.redact(text), *p.Bridge, findings)
+			if why != "" {
+				warns = append(warns, "bridge prose rejected: "+why+"; the deterministic note is kept")
+			} else {
+				p.Bridge = &note
+			}
+		}
+	}
+	if p.Entry != nil {
+		s, err := v.Prose.JournalSummary(ctx, *p.Entry)
+		switch {
+		case errors.Is(err, ErrNoProse):
+		case err != nil:
+			warns = append(warns, fmt.Sprintf("journal prose: the agent failed (%v); the deterministic summary is kept", err))
+		default:
+			s = strings.Trim(oneLine(v.redact(s)), "\"'`")
+			s = strings.TrimSuffix(strings.TrimPrefix(s, "# "), ".")
+			if s == "" {
+				warns = append(warns, "journal prose rejected: the agent wrote an empty summary; the deterministic summary is kept")
+				break
+			}
+			p.Entry.Summary = truncate(s, 72)
+			p.Summary = p.Entry.Summary
+		}
+	}
+	return warns
+}
+
+// AcceptBridgeProse checks an agent's bridge note against the deterministic
+// draft and returns the note to write, or why it is rejected. Witness
+// isolation is enforced here, on the agent's output: a note that talks
+// about the witness, carries a verdict with detail, repeats a witness
+// finding or changes the verdict is rejected whole. What is kept from the
+// agent is the sections' bullets; the title, time, urgent line, witness
+// marker, commit and cites stay the draft's.
+func AcceptBridgeProse(text string, draft BridgeNote, findings []string) (BridgeNote, string) {
+	note, err := ParseBridgeNote(text)
+	if err != nil {
+		return draft, "the reply is not a bridge note"
+	}
+	for _, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		if witnessOnly.MatchString(line) {
+			if m := witnessOnly.FindStringSubmatch(line); m[1] != CanonicalVerdict(draft.Witness) {
+				return draft, "it changes the witness verdict"
+			}
+			continue
+		}
+		if findingLine.MatchString(line) {
+			return draft, fmt.Sprintf("it carries witness findings (%q); findings belong in the journal only", truncate(line, 80))
+		}
+	}
+	lower := strings.ToLower(text)
+	for _, f := range findings {
+		if strings.Contains(lower, strings.ToLower(f)) {
+			return draft, "it repeats a witness finding; findings belong in the journal only"
+		}
+	}
+	if w := CanonicalVerdict(note.Witness); w != "" && w != CanonicalVerdict(draft.Witness) {
+		return draft, "it changes the witness verdict"
+	}
+	if len(note.Context)+len(note.CarryForward) == 0 && len(draft.Context)+len(draft.CarryForward) > 0 {
+		return draft, "it drops every context and carry-forward item"
+	}
+	out := draft
+	out.Context, out.CarryForward, out.OpenQuestions = note.Context, note.CarryForward, note.OpenQuestions
+	if len(note.Traps) > 0 || len(draft.Traps) == 0 {
+		out.Traps = note.Traps
+	}
+	return out, ""
+}

@@ -1,0 +1,177 @@
+package notes
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/gitops"
+)
+
+func proseDraft() BridgeNote {
+	return BridgeNote{Urgent: "prod config", Updated: time.Date(2026, 7, 12, 9, 0, 0, 0, time.UTC), Witness: VerdictWarn,
+		Context: []string{"Parser streams now.", "Changed 3 files: a.go, b.go, c.go."}, CarryForward: []string{"(api) add paging"},
+		Commit: "abc1234def", Cites: []string{"a.go"}}
+}
+
+func TestAcceptBridgeProse(t *testing.T) {
+	t.Parallel()
+	findings := []string{"not-covered-by-tests in parser.go"}
+	good := "# Bridge Note\nWitness: WARN\n## Context\n- The parser streams its input.\n## Carry Forward\n- Paging is not started.\n## Open Questions\nNone.\n"
+	tests := []struct{ name, text, why string }{
+		{"accepted", good, ""},
+		{"no witness line is fine", strings.Replace(good, "Witness: WARN\n", "", 1), ""},
+		{"not a note", "Sure! Here is a better note.", "not a bridge note"},
+		{"findings line", strings.Replace(good, "- Paging", "- WARN iter2: parser lacks tests\n- Paging", 1), "witness findings"},
+		{"talks about the witness", strings.Replace(good, "- Paging", "- Witness flagged the parser\n- Paging", 1), "witness findings"},
+		{"repeats a finding", strings.Replace(good, "Paging is not started.", "Fix not-covered-by-tests in parser.go first.", 1), "repeats a witness finding"},
+		{"changes the verdict", strings.Replace(good, "Witness: WARN", "Witness: PASS", 1), "changes the witness verdict"},
+		{"drops everything", "# Bridge Note\n## Context\nNone.\n## Carry Forward\nNo carryover.\n", "drops every"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, why := AcceptBridgeProse(tt.text, proseDraft(), findings)
+			if tt.why != "" {
+				if !strings.Contains(why, tt.why) {
+					t.Fatalf("why = %q, want %q", why, tt.why)
+				}
+				return
+			}
+			if why != "" {
+				t.Fatalf("rejected: %s", why)
+			}
+			d := proseDraft()
+			if got.Context[0] != "The parser streams its input." || got.CarryForward[0] != "Paging is not started." ||
+				got.Urgent != d.Urgent || got.Witness != d.Witness || got.Commit != d.Commit || !got.Updated.Equal(d.Updated) || got.Cites[0] != "a.go" {
+				t.Fatalf("merged note: %+v", got)
+			}
+		})
+	}
+}
+
+// proseStub is a scripted ProseWriter.
+type proseStub struct {
+	bridge, summary string
+	err             error
+	calls           int
+}
+
+func (p *proseStub) BridgeNote(context.Context, BridgeNote) (string, error) {
+	p.calls++
+	return p.bridge, p.err
+}
+
+func (p *proseStub) JournalSummary(context.Context, Entry) (string, error) {
+	p.calls++
+	return p.summary, p.err
+}
+
+func proseRepo(t *testing.T) *Vault {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_AUTHOR_NAME=A",
+			"GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@example.com")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("config", "user.name", "A")
+	git("config", "user.email", "a@example.com")
+	for _, f := range []string{"a.go", "b.go", "c.go"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("package x\n"), 0o644)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "init")
+	for _, f := range []string{"a.go", "b.go", "c.go"} {
+		os.WriteFile(filepath.Join(dir, f), []byte("package x\n// more\n"), 0o644)
+	}
+	git("commit", "-q", "-a", "-m", "three files")
+	r, err := gitops.Discover(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.Timezone = "UTC"
+	return &Vault{Repo: r, Config: cfg}
+}
+
+func TestWrapUsesProse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	v := proseRepo(t)
+	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- Streaming parser landed.\n## Carry Forward\n- Paging waits.\n", summary: "Streaming parser landed."}
+	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
+	if err != nil || rep.Status != "committed" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	note, _ := os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.BridgeNote))
+	journal, _ := os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.Journal))
+	if !strings.Contains(string(note), "- Streaming parser landed.") || !strings.Contains(string(note), "Witness: WARN\n") || !strings.Contains(string(note), "<!-- scribe: commit=") {
+		t.Fatalf("bridge note:\n%s", note)
+	}
+	if !strings.Contains(string(journal), "— Streaming parser landed\n") || !strings.Contains(string(journal), "not-covered-by-tests") {
+		t.Fatalf("journal:\n%s", journal)
+	}
+}
+
+func TestWrapRejectsProseWithFindings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	v := proseRepo(t)
+	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- WARN iter2 not-covered-by-tests\n", summary: "ok"}
+	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
+	if err != nil || rep.Status != "committed" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "bridge prose rejected") {
+		t.Fatalf("warnings %q", rep.Warnings)
+	}
+	note, _ := os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.BridgeNote))
+	if strings.Contains(string(note), "not-covered") || !strings.Contains(string(note), "Parser streams.") {
+		t.Fatalf("bridge note:\n%s", note)
+	}
+}
+
+func TestWrapProseFallbacks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		err   error
+		dry   bool
+		warns int
+		calls int
+	}{
+		{"no route: silent", ErrNoProse, false, 0, 2},
+		{"agent failed: warned", errors.New("backend down"), false, 2, 2},
+		{"dry run: never called", nil, true, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v := proseRepo(t)
+			stub := &proseStub{err: tt.err}
+			v.Prose = stub
+			rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", DryRun: tt.dry})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Warnings) != tt.warns || stub.calls != tt.calls {
+				t.Fatalf("warnings %q, %d calls", rep.Warnings, stub.calls)
+			}
+			if !strings.Contains(rep.Bridge, "Parser streams.") {
+				t.Fatalf("deterministic note lost:\n%s", rep.Bridge)
+			}
+		})
+	}
+}

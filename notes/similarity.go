@@ -1,0 +1,426 @@
+package notes
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// DefaultSimilarity is the follow-up similarity at or above which two items
+// are the same follow-up.
+const DefaultSimilarity = 0.85
+
+// Similarity is how alike two follow-ups read, from 0 (nothing in common) to
+// 1 (the same after normalisation):
+//
+//	1 − Levenshtein(a′, b′) / max(|a′|, |b′|)
+//
+// where a′ and b′ are the normalised texts (see NormalizeFollowup) and
+// lengths and edits count runes. It is the ratio people mean by "85%
+// similar" (difflib's and fuzzywuzzy's ratio are close relatives).
+//
+// Why this measure: follow-ups are short imperative lines, and the
+// duplicates that matter are copies of one line with small edits — a
+// project tag, case, punctuation, a checkbox, a typo, a word added or
+// dropped ("migrate the cache" / "Migrate the cache layer" is 0.74, kept
+// apart; "migrate the cache layer" / "migrate the cache-layer." is 1.0).
+// A word-set measure is too coarse on five-word lines (one word of five
+// differing is 0.67 Jaccard), and one over character shingles is blind to
+// order. An edit ratio also bounds the distance for a given threshold,
+// which is what lets simIndex find every pair at or above it without
+// comparing all pairs. Runes, not bytes, so Korean is measured per
+// syllable.
+func Similarity(a, b string) float64 {
+	return similarityRunes(NormalizeFollowup(a), NormalizeFollowup(b))
+}
+
+func similarityRunes(a, b []rune) float64 {
+	m := max(len(a), len(b))
+	if m == 0 {
+		return 1
+	}
+	return 1 - float64(levenshtein(a, b, m))/float64(m)
+}
+
+// NormalizeFollowup is the form follow-ups are compared in: a leading
+// "(project)" tag, checkbox, bullet and trailing "(done …)" annotation
+// removed, lower case, every run of characters other than letters and
+// digits (any script) collapsed to one space.
+func NormalizeFollowup(s string) []rune {
+	s = strings.TrimSpace(s)
+	s = strings.TrimLeft(s, "-*+ \t")
+	if rest, ok := cutCheckbox(s); ok {
+		s = rest
+	}
+	if _, rest, ok := cutTag(s); ok {
+		s = rest
+	}
+	s = doneAnnotation.ReplaceAllString(s, "")
+	out := make([]rune, 0, len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = false
+			out = append(out, unicode.ToLower(r))
+			continue
+		}
+		space = true
+	}
+	return out
+}
+
+// maxEdits is the largest edit distance two texts, the longer of length m,
+// may have and still reach similarity theta.
+func maxEdits(m int, theta float64) int {
+	return int(math.Floor((1-theta)*float64(m) + 1e-9))
+}
+
+// levenshtein returns the edit distance of a and b, or limit+1 as soon as
+// it is certain to exceed limit (a banded computation: O(limit·len)).
+func levenshtein(a, b []rune, limit int) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > limit {
+		return limit + 1
+	}
+	if len(a) == 0 {
+		return len(b)
+	}
+	const inf = math.MaxInt32
+	prev := make([]int, len(a)+1)
+	cur := make([]int, len(a)+1)
+	for i := range prev {
+		prev[i] = i
+		if i > limit {
+			prev[i] = inf
+		}
+	}
+	for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, j-limit), min(len(a), j+limit)
+		if j <= limit {
+			cur[0] = j
+		} else {
+			cur[0] = inf
+		}
+		if lo > 1 {
+			cur[lo-1] = inf
+		}
+		best := cur[0]
+		for i := lo; i <= hi; i++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := prev[i-1]
+			if v != inf {
+				v += cost
+			}
+			if prev[i] != inf && prev[i]+1 < v {
+				v = prev[i] + 1
+			}
+			if cur[i-1] != inf && cur[i-1]+1 < v {
+				v = cur[i-1] + 1
+			}
+			cur[i] = v
+			best = min(best, v)
+		}
+		if hi < len(a) {
+			cur[hi+1] = inf
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	if d := prev[len(a)]; d <= limit {
+		return d
+	}
+	return limit + 1
+}
+
+// gramQ is the q of the q-grams simIndex blocks on: 4 measured best on
+// English follow-ups (3-grams are common enough to make the posting lists
+// of 50,000 items 2.5 times longer).
+const gramQ = 4
+
+// simIndex finds every pair of texts whose Similarity is at least theta
+// without comparing all pairs. It is exact, not a heuristic: it uses the
+// filters of the edit-distance similarity joins (Ed-Join, Xiao et al.
+// 2008) on padded q-grams.
+//
+//   - Prefix filter: order each text's distinct grams rarest-first in one
+//     global order and take the shortest prefix that k edits cannot all
+//     destroy (an edit touches the q grams over one character; the fewest
+//     edits destroying a set of grams is a greedy interval stabbing). Two
+//     texts within k edits share a gram of their prefixes — whichever
+//     prefix ends first in the global order, a gram of it survives into the
+//     other text and lies within the other's prefix. Only prefixes are
+//     indexed and probed, and since the prefix is made of rare grams, the
+//     posting lists stay short.
+//   - Length filter: lengths differing by more than k cannot be within k.
+//   - Count filter (the q-gram lemma): texts within k edits share at least
+//     n − q·k of the longer one's n grams, counted with multiplicity.
+//
+// Survivors get a banded edit distance, O(k·n). The cost grows
+// near-linearly with the number of texts (docs/BENCHMARKS.md).
+type simIndex struct {
+	theta float64
+	texts [][]rune
+}
+
+// gramAt is one padded q-gram (hashed) of a text at a position.
+type gramAt struct {
+	h   uint64
+	pos int32
+}
+
+// distinctGram is one distinct gram of a text: its hash, document
+// frequency, and its occurrences as a range of the text's grams sorted by
+// hash.
+type distinctGram struct {
+	h          uint64
+	df         int32
+	start, end int32
+}
+
+// posting is one indexed occurrence of a gram.
+type posting struct {
+	id  int32
+	pos int32
+}
+
+// pairs calls fn(i, j), i < j, for every pair of texts at or above theta,
+// once each, in a deterministic order. compatible, when not nil, skips pairs
+// before the count filter and the edit distance.
+func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
+	n := len(x.texts)
+	if n < 2 {
+		return
+	}
+	// Each text's grams sorted by hash (for the count filter: a merge counts
+	// the multiset intersection) and grouped into distinct grams.
+	grams := make([][]gramAt, n)
+	multi := make([][]uint64, n)
+	df := map[uint64]int32{}
+	for i, t := range x.texts {
+		gs := qgrams(t)
+		slices.SortFunc(gs, func(a, b gramAt) int {
+			if a.h != b.h {
+				if a.h < b.h {
+					return -1
+				}
+				return 1
+			}
+			return int(a.pos - b.pos)
+		})
+		ms := make([]uint64, len(gs))
+		for j, g := range gs {
+			ms[j] = g.h
+			if j == 0 || gs[j-1].h != g.h {
+				df[g.h]++
+			}
+		}
+		grams[i], multi[i] = gs, ms
+	}
+	// Distinct grams rarest first, in one global order (df, then hash).
+	distinct := make([][]distinctGram, n)
+	for i, gs := range grams {
+		var ds []distinctGram
+		for j := 0; j < len(gs); {
+			e := j
+			for e < len(gs) && gs[e].h == gs[j].h {
+				e++
+			}
+			ds = append(ds, distinctGram{h: gs[j].h, df: df[gs[j].h], start: int32(j), end: int32(e)})
+			j = e
+		}
+		slices.SortFunc(ds, func(a, b distinctGram) int {
+			if a.df != b.df {
+				return int(a.df - b.df)
+			}
+			if a.h < b.h {
+				return -1
+			}
+			if a.h > b.h {
+				return 1
+			}
+			return 0
+		})
+		distinct[i] = ds
+	}
+	df = nil
+
+	// prefixLen is how many of a text's rarest grams k edits cannot all
+	// destroy; -1 when k edits can destroy every gram.
+	var hit []bool
+	prefixLen := func(i, k int) int {
+		size := len(x.texts[i]) + 2*(gramQ-1)
+		if cap(hit) < size {
+			hit = make([]bool, size)
+		}
+		hit = hit[:size]
+		clear(hit)
+		for m, d := range distinct[i] {
+			for _, g := range grams[i][d.start:d.end] {
+				hit[g.pos] = true
+			}
+			// Greedy stabbing: an edit at the last character of the
+			// leftmost unstabbed gram destroys every gram starting within
+			// q−1 before it.
+			edits := 0
+			for p := 0; p < size; p++ {
+				if hit[p] {
+					edits++
+					p += gramQ - 1
+				}
+			}
+			if edits > k {
+				return m + 1
+			}
+		}
+		return -1
+	}
+
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(x.texts[a]) - len(x.texts[b]) })
+	index := map[uint64][]posting{}
+	seen := make([]int32, n) // the last probe that reached each text, +1
+	var cands []int32
+	var wild []int
+	isWild := make([]bool, n)
+	for step, id := range order {
+		t := x.texts[id]
+		// Partners already indexed are no longer than t: at most k edits.
+		k := maxEdits(len(t), x.theta)
+		// As a partner of longer texts (up to len/theta runes) t may need
+		// a longer prefix.
+		kIndex := maxEdits(int(math.Floor(float64(len(t))/x.theta+1e-9)), x.theta)
+		indexLen := prefixLen(id, kIndex)
+		if indexLen < 0 {
+			// No shared gram is guaranteed: compare with everything.
+			isWild[id] = true
+			wild = append(wild, id)
+			continue
+		}
+		// Probe: a shared gram must also sit within k positions (k edits
+		// shift a gram by at most k).
+		cands = cands[:0]
+		mark := int32(step) + 1
+		for _, d := range distinct[id][:prefixLen(id, k)] {
+			list := index[d.h]
+			for _, g := range grams[id][d.start:d.end] {
+				for _, p := range list {
+					if seen[p.id] != mark && abs(int(g.pos-p.pos)) <= k {
+						seen[p.id] = mark
+						cands = append(cands, p.id)
+					}
+				}
+			}
+		}
+		for _, d := range distinct[id][:indexLen] {
+			for _, g := range grams[id][d.start:d.end] {
+				index[d.h] = append(index[d.h], posting{id: int32(id), pos: g.pos})
+			}
+		}
+		alpha := len(multi[id]) - gramQ*k
+		for _, y := range cands {
+			if len(t)-len(x.texts[y]) > k {
+				continue // length filter (y is no longer than t)
+			}
+			a, b := min(id, int(y)), max(id, int(y))
+			if compatible != nil && !compatible(a, b) {
+				continue
+			}
+			if sortedOverlap(multi[id], multi[y]) < alpha {
+				continue // count filter
+			}
+			x.verify(id, int(y), nil, fn)
+		}
+	}
+	// Wild texts against every other text (each unordered pair once).
+	for _, w := range wild {
+		for other := 0; other < n; other++ {
+			if other == w || (isWild[other] && other < w) {
+				continue
+			}
+			x.verify(w, other, compatible, fn)
+		}
+	}
+}
+
+// sortedOverlap counts the elements two sorted lists share, with
+// multiplicity.
+func sortedOverlap(a, b []uint64) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			n++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
+}
+
+func (x *simIndex) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int)) {
+	if a > b {
+		a, b = b, a
+	}
+	ta, tb := x.texts[a], x.texts[b]
+	m := max(len(ta), len(tb))
+	k := maxEdits(m, x.theta)
+	if abs(len(ta)-len(tb)) > k {
+		return
+	}
+	if compatible != nil && !compatible(a, b) {
+		return
+	}
+	if d := levenshtein(ta, tb, k); d <= k && (m == 0 || 1-float64(d)/float64(m) >= x.theta-1e-9) {
+		fn(a, b)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// qgrams returns the padded q-grams of t, hashed, with their positions: a
+// text of n runes has n+q−1 of them (the padding rune, 0, never occurs in a
+// normalised text). The hash is FNV-1a over the runes: a collision merges
+// two grams, which can add candidates but never lose a pair.
+func qgrams(t []rune) []gramAt {
+	padded := make([]rune, 0, len(t)+2*(gramQ-1))
+	for i := 0; i < gramQ-1; i++ {
+		padded = append(padded, 0)
+	}
+	padded = append(padded, t...)
+	for i := 0; i < gramQ-1; i++ {
+		padded = append(padded, 0)
+	}
+	out := make([]gramAt, 0, len(padded)-gramQ+1)
+	for i := 0; i+gramQ <= len(padded); i++ {
+		g := uint64(14695981039346656037)
+		for _, r := range padded[i : i+gramQ] {
+			g = (g ^ uint64(r)) * 1099511628211
+		}
+		out = append(out, gramAt{h: g, pos: int32(i)})
+	}
+	return out
+}
+
