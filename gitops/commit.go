@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
 )
 
 const zeroOID = "0000000000000000000000000000000000000000"
@@ -574,7 +573,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+	if err := writeFileAtomic(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -23,11 +23,15 @@ type CommitInfo struct {
 	Subject string
 	Body    string
 	Files   []string
+	Stats   []FileStat // per file, parallel to Files
 	Added   int
 	Deleted int
 	Time    int64 // committer time, Unix seconds
 	Missing bool  // the object is gone (gc after an amend)
 }
+
+// FileStat is one file's numstat in a commit (-1 for binary files).
+type FileStat struct{ Added, Deleted int }
 
 // CommitInfos reads subject, message body and numstat of many commits with
 // one git process.
@@ -82,6 +86,7 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 				ci.Files = append(ci.Files, f[2])
 				a, _ := strconv.Atoi(f[0])
 				d, _ := strconv.Atoi(f[1])
+				ci.Stats = append(ci.Stats, FileStat{Added: a, Deleted: d})
 				ci.Added += a
 				ci.Deleted += d
 			}

@@ -400,3 +400,21 @@ func TestSyncRetriesWhenThePushLosesARace(t *testing.T) {
 		t.Errorf("%s merges on the remote", m)
 	}
 }
+
+func TestRemoteLockDeclinedByTheServerFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	remote := newBareRemote(t)
+	hook := filepath.Join(remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'no pushes today' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := cloneOf(t, remote)
+	start := time.Now()
+	_, err := c.open().AcquireRemote(context.Background(), "origin", []string{"journal"}, LockOptions{Timeout: 20 * time.Second})
+	if err == nil || errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pre-receive hook declined") {
+		t.Fatalf("AcquireRemote = %v, want the server's refusal", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a declined push was retried for %v", d)
+	}
+}

@@ -515,7 +515,7 @@ func containsFollowup(text, item string) bool {
 func insertUnderSection(text, section string, lines []string, project string) string {
 	eol := detectEOL(text)
 	block := strings.Join(lines, eol) + eol
-	if strings.TrimSpace(text) == "" {
+	if text == "" {
 		title := "Todos"
 		if project != "" {
 			title = project + " todos"
@@ -568,7 +568,7 @@ func splice(all []string, start, end int, block, eol string) string {
 func appendLines(text string, lines []string, heading string) string {
 	eol := detectEOL(text)
 	block := strings.Join(lines, eol) + eol
-	if strings.TrimSpace(text) == "" {
+	if text == "" {
 		return heading + eol + eol + block
 	}
 	if !strings.HasSuffix(text, "\n") {

@@ -188,6 +188,16 @@ type distinctGram struct {
 	start, end int32
 }
 
+// posBucketBits groups gram positions into buckets of 8 in the index: a
+// probe looks only at the buckets within k positions of its gram.
+const posBucketBits = 3
+
+// bucketKey is the index key of a gram in a position bucket (a collision
+// only adds candidates).
+func bucketKey(h uint64, bucket int) uint64 {
+	return h ^ (uint64(bucket)+1)*0x9e3779b97f4a7c15
+}
+
 // posting is one indexed occurrence of a gram.
 type posting struct {
 	id  int32
@@ -311,30 +321,33 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 			continue
 		}
 		// Probe: a shared gram must also sit within k positions (k edits
-		// shift a gram by at most k).
+		// shift a gram by at most k), so only nearby buckets are read.
 		cands = cands[:0]
 		mark := int32(step) + 1
 		for _, d := range distinct[id][:prefixLen(id, k)] {
-			list := index[d.h]
 			for _, g := range grams[id][d.start:d.end] {
-				for _, p := range list {
-					if seen[p.id] != mark && abs(int(g.pos-p.pos)) <= k {
-						seen[p.id] = mark
-						cands = append(cands, p.id)
+				lo, hi := max(0, int(g.pos)-k), int(g.pos)+k
+				for b := lo >> posBucketBits; b <= hi>>posBucketBits; b++ {
+					for _, p := range index[bucketKey(d.h, b)] {
+						if seen[p.id] != mark && abs(int(g.pos-p.pos)) <= k {
+							seen[p.id] = mark
+							// Length filter: y is no longer than t.
+							if len(t)-len(x.texts[p.id]) <= k {
+								cands = append(cands, p.id)
+							}
+						}
 					}
 				}
 			}
 		}
 		for _, d := range distinct[id][:indexLen] {
 			for _, g := range grams[id][d.start:d.end] {
-				index[d.h] = append(index[d.h], posting{id: int32(id), pos: g.pos})
+				key := bucketKey(d.h, int(g.pos)>>posBucketBits)
+				index[key] = append(index[key], posting{id: int32(id), pos: g.pos})
 			}
 		}
 		alpha := len(multi[id]) - gramQ*k
 		for _, y := range cands {
-			if len(t)-len(x.texts[y]) > k {
-				continue // length filter (y is no longer than t)
-			}
 			a, b := min(id, int(y)), max(id, int(y))
 			if compatible != nil && !compatible(a, b) {
 				continue

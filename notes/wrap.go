@@ -245,6 +245,9 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 			}
 			ch.Commits = left
 		}
+		if err := v.dropScribeChanges(ctx, &ch); err != nil {
+			return p, nil, err
+		}
 		files = ch.Files()
 		notable = diffSummary(ch)
 	}
@@ -579,4 +582,55 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 		}
 	}
 	return ""
+}
+
+// dropScribeChanges keeps scribe's own commits in the range (a project rule,
+// a trap record, a dispatch pass) from counting as the session's changes:
+// when the range holds any, the committed changes are re-read from the
+// person's commits alone.
+func (v *Vault) dropScribeChanges(ctx context.Context, ch *gitops.Changes) error {
+	var people []string
+	scribe := false
+	for _, c := range ch.Commits {
+		if c.Scribe {
+			scribe = true
+		} else {
+			people = append(people, c.SHA)
+		}
+	}
+	if !scribe {
+		return nil
+	}
+	ch.Committed = nil
+	if len(people) == 0 {
+		return nil
+	}
+	infos, err := v.Repo.CommitInfos(ctx, people)
+	if err != nil {
+		return err
+	}
+	own := map[string]bool{}
+	for _, p := range v.ownPaths() {
+		own[p] = true
+	}
+	at := map[string]int{}
+	for _, sha := range people {
+		ci := infos[sha]
+		for i, f := range ci.Files {
+			if own[f] {
+				continue
+			}
+			k, ok := at[f]
+			if !ok {
+				k = len(ch.Committed)
+				at[f] = k
+				ch.Committed = append(ch.Committed, gitops.FileChange{Path: f, Status: "M"})
+			}
+			if i < len(ci.Stats) {
+				ch.Committed[k].Added += ci.Stats[i].Added
+				ch.Committed[k].Deleted += ci.Stats[i].Deleted
+			}
+		}
+	}
+	return nil
 }
