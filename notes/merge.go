@@ -3,8 +3,9 @@ package notes
 import "strings"
 
 // MergeJournal merges two branches' versions of an append-only journal (or
-// archive) entry by entry: ours is kept byte for byte and the entries theirs
-// added since base are appended in their order. Entries are identified by
+// archive) entry by entry: ours is kept byte for byte, less the entries
+// theirs archived since base, and the entries theirs added since base are
+// appended in their order. Entries are identified by
 // their id line, else by their text. Git's own union merge works line by
 // line and interleaves two entries that share lines (every "- Result:
 // shipped"); this never does.
@@ -21,7 +22,31 @@ func MergeJournal(base, ours, theirs string) string {
 			seen[key(e)] = true
 		}
 	}
+	// An entry theirs dropped since base was archived there (the journal is
+	// otherwise append-only): drop it here too, or it would stand in both
+	// the journal and, after the archive's merge, the archive.
+	inTheirs := map[string]bool{}
+	for _, e := range ParseJournal(theirs).Entries {
+		inTheirs[key(e)] = true
+	}
+	archived := map[string]bool{}
+	for _, e := range ParseJournal(base).Entries {
+		if !inTheirs[key(e)] {
+			archived[key(e)] = true
+		}
+	}
 	out := ours
+	if len(archived) > 0 {
+		j := ParseJournal(ours)
+		kept := j.Entries[:0]
+		for _, e := range j.Entries {
+			if !archived[key(e)] {
+				kept = append(kept, e)
+			}
+		}
+		j.Entries = kept
+		out = j.Render()
+	}
 	if strings.TrimSpace(out) == "" {
 		out = ParseJournal(theirs).Preamble
 	}

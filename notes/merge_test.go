@@ -53,3 +53,27 @@ func TestMergeJournalArchivedOnOneSide(t *testing.T) {
 		t.Errorf("entries = %v, want two,x,three (the archived one stays archived)", names)
 	}
 }
+
+func TestMergeJournalArchivedOnTheirSide(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	var base string
+	for _, s := range []string{"one", "two"} {
+		base, _ = Append(base, "", Entry{ID: s, Time: at, Summary: s}, 50)
+	}
+	ours, _ := Append(base, "", Entry{ID: "mine", Time: at, Summary: "mine"}, 50)
+	// theirs wrapped with max 2: "one" moved to their archive.
+	theirs, theirArchive := Append(base, "", Entry{ID: "theirs", Time: at, Summary: "theirs"}, 2)
+	got := ParseJournal(MergeJournal(base, ours, theirs))
+	var names []string
+	for _, e := range got.Entries {
+		names = append(names, e.Summary)
+	}
+	if strings.Join(names, ",") != "two,mine,theirs" {
+		t.Errorf("journal = %v, want two,mine,theirs", names)
+	}
+	arch := ParseJournal(MergeJournal("", "", theirArchive))
+	if len(arch.Entries) != 1 || arch.Entries[0].Summary != "one" {
+		t.Errorf("archive = %+v, want one", arch.Entries)
+	}
+}
