@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -23,6 +24,8 @@ type StatusReport struct {
 	Failures []string          `json:"failures,omitempty"`
 	Blocked  string            `json:"blocked,omitempty"` // why queued writes cannot land right now
 	Memory   *MemoryStatus     `json:"memory,omitempty"`  // compound candidates, pending memory writes, disabled detectors
+	// Dispatchable lists the cards a `git scribe dispatch run` would fire.
+	Dispatchable []string `json:"dispatchable_cards"`
 }
 
 // VaultFile is one scribe-managed file.
@@ -108,6 +111,7 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 		}
 	}
 	rep.Memory = memoryStatus(ctx, f)
+	rep.Dispatchable = dispatchableCards(ctx, f)
 	if asJSON {
 		return printJSON(f.IO, rep)
 	}
@@ -154,6 +158,10 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	} else {
 		fmt.Fprintf(out, "%s empty\n", f.IO.Bold("queue:"))
 	}
+	if n := len(rep.Dispatchable); n > 0 {
+		fmt.Fprintf(out, "%s %d card(s) ready for agents (%s); `git scribe dispatch plan` shows what would fire\n",
+			f.IO.Bold("dispatch:"), n, strings.Join(rep.Dispatchable, ", "))
+	}
 	for _, l := range rep.Locks {
 		state := "held"
 		if l.Expired {
@@ -170,4 +178,24 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	}
 	renderMemoryStatus(f.IO, rep.Memory)
 	return nil
+}
+
+// dispatchableCards are the cards with agent work waiting; a vault without
+// cards (or a dispatch setup that does not load) has none.
+func dispatchableCards(ctx context.Context, f *Factory) []string {
+	cards := []string{}
+	d, _, err := openDispatcher(ctx, f, dispatch.Flags{}, nil)
+	if err != nil {
+		return cards
+	}
+	p, err := d.Plan(ctx)
+	if err != nil {
+		return cards
+	}
+	for _, cp := range p.Cards {
+		if len(cp.Jobs) > 0 {
+			cards = append(cards, cp.Card.Path)
+		}
+	}
+	return cards
 }
