@@ -162,7 +162,7 @@ func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, 
 		fr.UnroutedWhy = "the --route file names no route for it"
 	case ios.CanPrompt():
 		if announce {
-			renderFollowupsFound(ios, fr)
+			renderFollowupsFound(ios, fr, false)
 		}
 		fr.Prompted = true
 		routes, err = promptRoutes(ios, v, ex.Orphans, ex.Sources)

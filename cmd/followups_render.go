@@ -7,9 +7,9 @@ import (
 	"github.com/git-scribe/git-scribe/notes"
 )
 
-// renderFollowupsFound lists a transcript's follow-ups: the orphans, and
-// where the others already are.
-func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport) {
+// renderFollowupsFound lists a transcript's follow-ups: the orphans (unless
+// the prompt lists them next), and where the others already are.
+func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport, orphans bool) {
 	out := ios.Out
 	st := fr.Stats
 	fmt.Fprintf(out, "%s %s (%s, %d turn%s", ios.Bold("transcript:"), fr.Transcript, fr.Format, st.Turns, plural(st.Turns, "", "s"))
@@ -20,7 +20,9 @@ func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport) {
 	fmt.Fprintf(out, "%s %d found, %d already in a durable source, %d orphan%s\n", ios.Bold("follow-ups:"),
 		len(fr.Found), len(fr.Found)-len(fr.Orphans), len(fr.Orphans), plural(len(fr.Orphans), "", "s"))
 	for _, o := range fr.Orphans {
-		fmt.Fprintf(out, "  %d. %s\n", o.N, followupLabel(o))
+		if orphans {
+			fmt.Fprintf(out, "  %d. %s\n", o.N, followupLabel(o))
+		}
 	}
 	for _, c := range fr.Found {
 		if c.Durable != nil {
@@ -33,7 +35,7 @@ func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport) {
 // audit lists the unrouted instead: withUnrouted false).
 func renderFollowups(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
 	if !fr.Prompted {
-		renderFollowupsFound(ios, fr)
+		renderFollowupsFound(ios, fr, true)
 	}
 	renderRouting(ios, fr, withUnrouted)
 }

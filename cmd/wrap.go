@@ -124,6 +124,9 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		stdin = strings.NewReader(string(data))
 	}
 	if o.Background && !o.Input.DryRun {
+		if o.Transcript != "" || o.Route != "" {
+			fmt.Fprintln(o.IO.ErrOut, "git-scribe: --transcript and --route are not used by --background (detached work never asks or routes); run git scribe followups extract --transcript FILE")
+		}
 		return startBackground(ctx, f, c, o, stdin)
 	}
 	in, hook, err := assembleInput(c, o, stdin)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"sync"
 	"time"
 
@@ -48,17 +49,33 @@ func (p procRun) run(ctx context.Context) (procResult, error) {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := exec.CommandContext(ctx, exe, p.Args...)
-	c.Dir = p.Dir
-	c.Env = append(withoutKey(p.Env, gitops.ActiveEnv), gitops.ActiveEnv+"=1")
-	c.Stdin = strings.NewReader(p.Stdin)
-	out := &capBuffer{max: p.MaxOutput, onOverflow: func() { cancel(ErrOutputTooLarge) }}
-	errb := &tailBuffer{max: stderrTail}
-	c.Stdout, c.Stderr = out, errb
-	ownGroup(c)
-	c.Cancel = func() error { return killGroup(c) }
-	c.WaitDelay = 2 * time.Second
-	err = c.Run()
+	var c *exec.Cmd
+	var out *capBuffer
+	var errb *tailBuffer
+	for attempt := 0; ; attempt++ {
+		c = exec.CommandContext(ctx, exe, p.Args...)
+		c.Dir = p.Dir
+		c.Env = append(withoutKey(p.Env, gitops.ActiveEnv), gitops.ActiveEnv+"=1")
+		c.Stdin = strings.NewReader(p.Stdin)
+		out = &capBuffer{max: p.MaxOutput, onOverflow: func() { cancel(ErrOutputTooLarge) }}
+		errb = &tailBuffer{max: stderrTail}
+		c.Stdout, c.Stderr = out, errb
+		ownGroup(c)
+		c.Cancel = func() error { return killGroup(c) }
+		c.WaitDelay = 2 * time.Second
+		err = c.Start()
+		// "text file busy": an executable just written (an agent wrapper
+		// being installed) is still open in a process forking at that
+		// moment; it clears within milliseconds.
+		if errors.Is(err, syscall.ETXTBSY) && attempt < 20 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		break
+	}
+	if err == nil {
+		err = c.Wait()
+	}
 	_ = killGroup(c) // reap whatever the agent left behind
 	res.Stdout, res.StderrTail = out.Bytes(), strings.TrimSpace(errb.String())
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 const zeroOID = "0000000000000000000000000000000000000000"
@@ -80,7 +79,15 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 	if head.Ref == "" {
 		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
 	}
-	if why := r.Busy(); why != "" {
+	why := r.Busy()
+	// index.lock is often another scribe command bringing its own paths up
+	// to date in the index (milliseconds): give it a moment before deciding
+	// the user's git holds it (an open commit editor does, for minutes).
+	for wait := 0; strings.Contains(why, "index.lock") && wait < 50; wait++ {
+		time.Sleep(20 * time.Millisecond)
+		why = r.Busy()
+	}
+	if why != "" {
 		return head, &DeferredError{Reason: why + "; finish it and run any git scribe command to land the queued write"}
 	}
 	return head, nil

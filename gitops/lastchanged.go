@@ -83,7 +83,7 @@ func (r *Repo) LastChanged(ctx context.Context, paths []string) (map[string]time
 	if werr != nil {
 		msg := errb.String()
 		// An unborn branch has no history: nothing was ever committed.
-		if strings.Contains(msg, "does not have any commits") || strings.Contains(msg, "unknown revision") {
+		if strings.Contains(msg, "does not have any commits") || strings.Contains(msg, "unknown revision") || strings.Contains(msg, "bad revision 'HEAD'") {
 			return found, nil
 		}
 		return nil, &GitError{Args: args[:7], Stderr: msg, Err: werr}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,8 +139,8 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 			add(sp.kind, filepath.ToSlash(rel), sp.pattern)
 		}
 		// A file the commit creates is a source before it is in the tree.
-		for rel, b := range over {
-			if ok, _ := pathMatch(sp.pattern, rel); ok && b != nil {
+		for _, rel := range slices.Sorted(maps.Keys(over)) {
+			if ok, _ := pathMatch(sp.pattern, rel); ok && over[rel] != nil {
 				add(sp.kind, rel, sp.pattern)
 			}
 		}
@@ -150,29 +152,32 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 }
 
 // stampTimes sets each source's Time: the newest commit touching it, or
-// the file's modification time when it differs from HEAD or is untracked.
+// the file's modification time when it differs from HEAD or is untracked
+// (the journal and archive: always their modification time).
 func (v *Vault) stampTimes(ctx context.Context, srcs []SourceFile) error {
 	if len(srcs) == 0 {
 		return nil
 	}
+	// Journal items carry their entries' times; the file's own time only
+	// dates text outside any entry, so the journal costs no git call.
 	var rels []string
 	for _, s := range srcs {
-		if s.Time.IsZero() {
+		if s.Time.IsZero() && s.Kind != SourceJournal && s.Kind != SourceArchive {
 			rels = append(rels, s.Path)
 		}
 	}
-	if len(rels) == 0 {
-		return nil
-	}
-	committed, err := v.Repo.LastChanged(ctx, rels)
-	if err != nil {
-		return err
-	}
+	committed := map[string]time.Time{}
 	dirty := map[string]bool{}
-	if out, err := v.Repo.Git(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, rels...)...); err == nil {
-		for _, rec := range strings.Split(string(out), "\x00") {
-			if len(rec) > 3 {
-				dirty[rec[3:]] = true
+	if len(rels) > 0 {
+		var err error
+		if committed, err = v.Repo.LastChanged(ctx, rels); err != nil {
+			return err
+		}
+		if out, err := v.Repo.Git(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, rels...)...); err == nil {
+			for _, rec := range strings.Split(string(out), "\x00") {
+				if len(rec) > 3 {
+					dirty[rec[3:]] = true
+				}
 			}
 		}
 	}

@@ -1,8 +1,11 @@
 // Package notes owns scribe's vault notes: the bridge note handed to the next
 // session, the append-only journal and its archive, witness verdict lines,
-// progress.md checkboxes, and the wrap that writes them.
+// progress.md checkboxes, the follow-up dashboard ACTIVE-STATUS.md (rebuilt
+// from durable sources only, never from itself), conversation follow-ups and
+// their routing, and the wrap that writes them.
 //
-// The formats (bridge.go, journal.go, witness.go, progress.go, text.go) are
+// The formats (bridge.go, journal.go, witness.go, progress.go, text.go,
+// followups.go, similarity.go, extract.go) are
 // pure text in, text out: functions take the current contents of a file and
 // return the new contents, and parsers never fail on hand-edited input (they
 // are lenient and never panic). They touch no file, no git and no clock.

@@ -177,6 +177,15 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, false
 }
 
+// dropDoneNote removes a trailing "(done …)" annotation; the regexp runs
+// only on the lines that can have one.
+func dropDoneNote(s string) string {
+	if !strings.Contains(strings.ToLower(s), "(done") {
+		return s
+	}
+	return doneAnnotation.ReplaceAllString(s, "")
+}
+
 // maxFollowupRunes caps one follow-up's text.
 const maxFollowupRunes = 240
 
@@ -187,7 +196,7 @@ func cleanFollowup(raw string) (text, tag string) {
 	if t, rest, ok := cutTag(s); ok {
 		tag, s = t, rest
 	}
-	s = strings.TrimSpace(doneAnnotation.ReplaceAllString(s, ""))
+	s = strings.TrimSpace(dropDoneNote(s))
 	return capRunes(s, maxFollowupRunes), tag
 }
 

@@ -43,7 +43,7 @@ func TestScanSource(t *testing.T) {
 		},
 		{
 			name: "session headers tag and date the items under them",
-			src: SourceFile{Kind: SourceJournal, Path: "j.md", Time: day1, Text: "## Session: ops — 2026-11-30\n### Next\n- rotate keys\n- (api) tagged wins\n## Session: web\n### Next\n- restyle\n"},
+			src:  SourceFile{Kind: SourceJournal, Path: "j.md", Time: day1, Text: "## Session: ops — 2026-11-30\n### Next\n- rotate keys\n- (api) tagged wins\n## Session: web\n### Next\n- restyle\n"},
 			want: []got{
 				{"rotate keys", "ops", TagSession, false, 3, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)},
 				{"tagged wins", "api", TagExplicit, false, 4, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)},
@@ -90,7 +90,9 @@ func TestScanSource(t *testing.T) {
 			for _, f := range ScanSource(tt.src, "") {
 				gots = append(gots, got{f.Text, f.Project, f.TagFrom, f.Resolved, f.Line, f.Time})
 			}
-			if !slices.EqualFunc(gots, tt.want, func(a, b got) bool { return a.text == b.text && a.project == b.project && a.from == b.from && a.resolved == b.resolved && a.line == b.line && a.time.Equal(b.time) }) {
+			if !slices.EqualFunc(gots, tt.want, func(a, b got) bool {
+				return a.text == b.text && a.project == b.project && a.from == b.from && a.resolved == b.resolved && a.line == b.line && a.time.Equal(b.time)
+			}) {
 				t.Errorf("got  %+v\nwant %+v", gots, tt.want)
 			}
 		})

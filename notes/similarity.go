@@ -56,7 +56,7 @@ func NormalizeFollowup(s string) []rune {
 	if _, rest, ok := cutTag(s); ok {
 		s = rest
 	}
-	s = doneAnnotation.ReplaceAllString(s, "")
+	s = dropDoneNote(s)
 	out := make([]rune, 0, len(s))
 	space := false
 	for _, r := range s {
@@ -149,25 +149,28 @@ func levenshtein(a, b []rune, limit int) int {
 const gramQ = 4
 
 // simIndex finds every pair of texts whose Similarity is at least theta
-// without comparing all pairs. It is exact, not a heuristic: it uses the
-// filters of the edit-distance similarity joins (Ed-Join, Xiao et al.
-// 2008) on padded q-grams.
+// without comparing all pairs. It is exact, not a heuristic: it applies the
+// filters of the edit-distance similarity joins (Ed-Join, Xiao, Wang and
+// Lin, VLDB 2008) to padded q-grams, and a pair is reported only after its
+// edit distance is computed.
 //
-//   - Prefix filter: order each text's distinct grams rarest-first in one
-//     global order and take the shortest prefix that k edits cannot all
-//     destroy (an edit touches the q grams over one character; the fewest
-//     edits destroying a set of grams is a greedy interval stabbing). Two
-//     texts within k edits share a gram of their prefixes — whichever
-//     prefix ends first in the global order, a gram of it survives into the
-//     other text and lies within the other's prefix. Only prefixes are
-//     indexed and probed, and since the prefix is made of rare grams, the
-//     posting lists stay short.
+//   - Prefix filter: each text's distinct grams are ordered rarest-first in
+//     one global order, and its prefix is the shortest run of them that k
+//     edits cannot all destroy (an edit destroys the q grams over one
+//     character, so the fewest edits destroying a set of grams is a greedy
+//     interval stabbing). Two texts within k edits share a gram of their
+//     prefixes: whichever prefix ends first in the global order, one of its
+//     grams survives into the other text, where it lies within the other's
+//     prefix. Only prefixes are indexed and probed; being made of rare
+//     grams, they keep the posting lists short.
+//   - Position filter: a surviving gram moves by at most k positions, so a
+//     probe reads only the index buckets within k of its gram.
 //   - Length filter: lengths differing by more than k cannot be within k.
 //   - Count filter (the q-gram lemma): texts within k edits share at least
 //     n − q·k of the longer one's n grams, counted with multiplicity.
 //
-// Survivors get a banded edit distance, O(k·n). The cost grows
-// near-linearly with the number of texts (docs/BENCHMARKS.md).
+// Survivors get a banded edit distance, O(k·n). Measured in
+// docs/BENCHMARKS.md.
 type simIndex struct {
 	theta float64
 	texts [][]rune
@@ -301,6 +304,10 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(x.texts[a]) - len(x.texts[b]) })
+	lengths := make([]int32, n)
+	for i, t := range x.texts {
+		lengths[i] = int32(len(t))
+	}
 	index := map[uint64][]posting{}
 	seen := make([]int32, n) // the last probe that reached each text, +1
 	var cands []int32
@@ -313,8 +320,7 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 		// As a partner of longer texts (up to len/theta runes) t may need
 		// a longer prefix.
 		kIndex := maxEdits(int(math.Floor(float64(len(t))/x.theta+1e-9)), x.theta)
-		indexLen := prefixLen(id, kIndex)
-		if indexLen < 0 {
+		if prefixLen(id, kIndex) < 0 {
 			// No shared gram is guaranteed: compare with everything.
 			isWild[id] = true
 			wild = append(wild, id)
@@ -329,10 +335,13 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 				lo, hi := max(0, int(g.pos)-k), int(g.pos)+k
 				for b := lo >> posBucketBits; b <= hi>>posBucketBits; b++ {
 					for _, p := range index[bucketKey(d.h, b)] {
-						if seen[p.id] != mark && abs(int(g.pos-p.pos)) <= k {
+						if abs(int(g.pos-p.pos)) > k {
+							continue
+						}
+						if seen[p.id] != mark {
 							seen[p.id] = mark
 							// Length filter: y is no longer than t.
-							if len(t)-len(x.texts[p.id]) <= k {
+							if len(t)-int(lengths[p.id]) <= k {
 								cands = append(cands, p.id)
 							}
 						}
@@ -340,6 +349,7 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 				}
 			}
 		}
+		indexLen := prefixLen(id, kIndex)
 		for _, d := range distinct[id][:indexLen] {
 			for _, g := range grams[id][d.start:d.end] {
 				key := bucketKey(d.h, int(g.pos)>>posBucketBits)
@@ -352,7 +362,7 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 			if compatible != nil && !compatible(a, b) {
 				continue
 			}
-			if sortedOverlap(multi[id], multi[y]) < alpha {
+			if !sortedOverlap(multi[id], multi[y], alpha) {
 				continue // count filter
 			}
 			x.verify(id, int(y), nil, fn)
@@ -369,11 +379,15 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	}
 }
 
-// sortedOverlap counts the elements two sorted lists share, with
-// multiplicity.
-func sortedOverlap(a, b []uint64) int {
+// sortedOverlap reports whether two sorted lists share at least need
+// elements, with multiplicity; it gives up as soon as what is left cannot
+// reach need.
+func sortedOverlap(a, b []uint64, need int) bool {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
+		if n+min(len(a)-i, len(b)-j) < need {
+			return false
+		}
 		switch {
 		case a[i] == b[j]:
 			n++
@@ -385,7 +399,7 @@ func sortedOverlap(a, b []uint64) int {
 			j++
 		}
 	}
-	return n
+	return n >= need
 }
 
 func (x *simIndex) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int)) {
@@ -436,4 +450,3 @@ func qgrams(t []rune) []gramAt {
 	}
 	return out
 }
-

@@ -45,6 +45,16 @@ const scribeYAMLTemplate = `# git-scribe configuration. Every key is optional; t
 #   remote: ""           # default: the branch's upstream remote, else origin
 #   branch: ""           # the vault branch; default: the current branch
 #   remote_lock: false   # every write also takes its lock on the remote (wrap --remote-lock)
+
+# followups:             # ACTIVE-STATUS.md sources and conversation follow-ups
+#   actives: [projects/*/actives/*/todos.md]            # open checkboxes; first * = project, second = task
+#   todos: [projects/*/todos.md, todos.md]              # their "## Next Session" section
+#   progress: [projects/*/PROGRESS.md, progress.md]     # their "## Next Session" section
+#   section: Next Session
+#   cap: 15              # follow-ups ACTIVE-STATUS.md shows
+#   similarity: 0.85     # edit-distance ratio at which two follow-ups are one
+#   keywords_en: [next session, follow-up, follow up, "TODO:", come back to, defer, later]
+#   keywords_kr: [다음 세션, 후속, 나중에, 미루, 다음에]
 `
 
 func scribeYAML(cur []byte, ok bool) ([]byte, string) {
