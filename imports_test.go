@@ -12,7 +12,7 @@ import (
 func TestImportArrows(t *testing.T) {
 	const mod = "github.com/git-scribe/git-scribe"
 	forbidden := []string{mod + "/dispatch", mod + "/cmd", "github.com/spf13/cobra", "net/http"}
-	for _, pkg := range []string{"gitops", "notes", "memory", "config", "transcript", "ratify", "skills"} {
+	for _, pkg := range []string{"gitops", "notes", "memory", "config", "transcript", "markdown", "ratify", "skills"} {
 		deps, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./"+pkg).Output()
 		if err != nil {
 			continue // package not created yet

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // followupTags is SCR011: every follow-up in a journal entry's "### Next"
@@ -31,7 +33,7 @@ func (followupTags) Check(_ context.Context, in *Input) ([]Finding, error) {
 	inNext := false
 	for i, raw := range strings.Split(string(data), "\n") {
 		line := strings.TrimSuffix(raw, "\r")
-		if level, title := headingOf(line); level > 0 {
+		if level, title, _ := markdown.Heading(line); level > 0 {
 			inNext = level >= 3 && strings.EqualFold(title, "next")
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // memoryHeading is SCR010: a generated file (a promoted memory) starts with
@@ -67,7 +69,7 @@ func h1AfterFrontmatter(text string) (int, string) {
 	if i >= len(lines) {
 		return max(1, len(lines)), "no \"# \" title after the frontmatter"
 	}
-	if level, _ := headingOf(lines[i]); level != 1 {
+	if level, _, _ := markdown.Heading(lines[i]); level != 1 {
 		return i + 1, fmt.Sprintf("the first line after the frontmatter is %q, not a \"# \" title", shorten(lines[i], 80))
 	}
 	return 0, ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // projectRules is SCR005: scribe writes CLAUDE.md's "## Project Rules" only
@@ -71,7 +72,7 @@ func rulesSection(text string) string {
 	lines := strings.SplitAfter(text, "\n")
 	start := -1
 	for i, l := range lines {
-		level, title := headingOf(l)
+		level, title, _ := markdown.Heading(l)
 		if start < 0 {
 			if level == 2 && strings.EqualFold(title, projectRulesHeading) {
 				start = i
@@ -91,23 +92,9 @@ func rulesSection(text string) string {
 // sectionLine is the 1-based line of the Project Rules heading, or 0.
 func sectionLine(text string) int {
 	for i, l := range strings.Split(text, "\n") {
-		if level, title := headingOf(l); level == 2 && strings.EqualFold(title, projectRulesHeading) {
+		if level, title, _ := markdown.Heading(l); level == 2 && strings.EqualFold(title, projectRulesHeading) {
 			return i + 1
 		}
 	}
 	return 0
-}
-
-// headingOf returns the level and text of an ATX heading line, or 0.
-func headingOf(line string) (int, string) {
-	line = strings.TrimRight(line, "\r\n")
-	s := strings.TrimLeft(line, " ")
-	if len(line)-len(s) > 3 {
-		return 0, ""
-	}
-	level := len(s) - len(strings.TrimLeft(s, "#"))
-	if level == 0 || level > 6 || (len(s) > level && s[level] != ' ' && s[level] != '\t') {
-		return 0, ""
-	}
-	return level, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[level:]), "#"))
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // RulesHeading is the CLAUDE.md section project rules go under.
@@ -38,7 +40,7 @@ func section(lines []string) (head, end int, ok bool) {
 			fence = t[:3]
 			continue
 		}
-		level, title := heading(l)
+		level, title, _ := markdown.Heading(l)
 		if head < 0 {
 			if level == 2 && strings.EqualFold(title, RulesHeading) {
 				head = i
@@ -50,20 +52,6 @@ func section(lines []string) (head, end int, ok bool) {
 		}
 	}
 	return head, len(lines), head >= 0
-}
-
-// heading returns the level and title of an ATX heading line, or 0.
-func heading(line string) (int, string) {
-	line = strings.TrimRight(line, "\r\n")
-	s := strings.TrimLeft(line, " ")
-	if len(line)-len(s) > 3 {
-		return 0, ""
-	}
-	level := len(s) - len(strings.TrimLeft(s, "#"))
-	if level == 0 || level > 6 || (len(s) > level && s[level] != ' ' && s[level] != '\t') {
-		return 0, ""
-	}
-	return level, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s[level:]), "#"))
 }
 
 // Rules lists the rules under "## Project Rules" (its list items).

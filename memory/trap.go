@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Trap scopes.
@@ -102,7 +104,7 @@ func ParseTrap(text string) (Trap, bool) {
 			t.Flavor, t.Scope = m[1], m[2]
 			continue
 		}
-		level, title := heading(line)
+		level, title, _ := markdown.Heading(line)
 		switch {
 		case level == 1 && strings.HasPrefix(title, "Trap:"):
 			flush()

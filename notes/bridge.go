@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Bridge note budget. The whole rendered note is at most MaxBridgeLines
@@ -345,7 +347,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 			continuable = false
 			continue
 		}
-		if level, heading, ok := atxHeading(line); ok {
+		if level, heading, ok := markdown.Heading(line); ok {
 			continuable = false
 			switch level {
 			case 1:

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -113,7 +114,7 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 					continue // done already
 				}
 				body = text
-			} else if _, text, ok := atxHeading(line); ok {
+			} else if _, text, ok := markdown.Heading(line); ok {
 				body = text
 			}
 			for _, sentence := range splitSentences(body) {
@@ -150,17 +151,10 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 // ("> ") lines and blank lines.
 func proseLines(text string) []string {
 	var out []string
-	var fence string
+	var fences markdown.Fences
 	for _, line := range splitLines(text) {
 		trimmed := strings.TrimLeft(line, " \t")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t") == "" {
-				fence = ""
-			}
-			continue
-		}
-		if f := openingFence(trimmed); f != "" {
-			fence = f
+		if fences.Skip(trimmed) {
 			continue
 		}
 		if trimmed == "" || strings.HasPrefix(trimmed, ">") {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // SourceKind names a kind of durable follow-up source (SPEC §5).
@@ -222,7 +224,7 @@ func ScanSource(src SourceFile, section string) []Followup {
 	journal := src.Kind == SourceJournal || src.Kind == SourceArchive
 	var (
 		out          []Followup
-		fence        string
+		fences       markdown.Fences
 		when         = src.Time
 		fileTime     = src.Time
 		session      string
@@ -234,17 +236,10 @@ func ScanSource(src SourceFile, section string) []Followup {
 	)
 	for i, line := range splitLines(src.Text) {
 		trimmed := strings.TrimLeft(line, " \t")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t") == "" {
-				fence = ""
-			}
+		if fences.Skip(trimmed) {
 			continue
 		}
-		if f := openingFence(trimmed); f != "" {
-			fence = f
-			continue
-		}
-		if level, text, ok := atxHeading(line); ok {
+		if level, text, ok := markdown.Heading(line); ok {
 			if sessionLevel > 0 && level <= sessionLevel {
 				session, sessionLevel, sessionTime = "", 0, time.Time{}
 			}

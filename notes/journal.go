@@ -3,6 +3,8 @@ package notes
 import (
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Journal defaults.
@@ -224,7 +226,7 @@ func parseEntry(raw string) Entry {
 			e.ID = strings.TrimSuffix(id, entryIDSuffix)
 			continue
 		}
-		if level, heading, ok := atxHeading(line); ok && level >= 3 {
+		if level, heading, ok := markdown.Heading(line); ok && level >= 3 {
 			switch strings.ToLower(heading) {
 			case "done":
 				sub = &e.Done

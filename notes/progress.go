@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // ProgressFile is the file name error messages use for progress.md.
@@ -50,22 +52,15 @@ func parseCheckbox(line string) (checkbox, bool) {
 // code blocks, in file order. Lines may end in CRLF.
 func ParseProgress(text string) []Item {
 	var items []Item
-	var fence string // the opening fence while inside a fenced code block
+	var fences markdown.Fences
 	heading := ""
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSuffix(line, "\r")
 		trimmed := strings.TrimLeft(line, " \t")
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t") == "" {
-				fence = ""
-			}
+		if fences.Skip(trimmed) {
 			continue
 		}
-		if f := openingFence(trimmed); f != "" {
-			fence = f
-			continue
-		}
-		if _, h, ok := atxHeading(line); ok {
+		if _, h, ok := markdown.Heading(line); ok {
 			heading = h
 			continue
 		}
@@ -83,19 +78,6 @@ func ParseProgress(text string) []Item {
 }
 
 // openingFence returns the fence (``` or ~~~, three or more) a line opens.
-func openingFence(trimmed string) string {
-	for _, c := range []string{"`", "~"} {
-		n := len(trimmed) - len(strings.TrimLeft(trimmed, c))
-		if n >= 3 {
-			// A backtick fence's info string may not contain backticks.
-			if c == "`" && strings.Contains(trimmed[n:], "`") {
-				return ""
-			}
-			return trimmed[:n]
-		}
-	}
-	return ""
-}
 
 // AmbiguousError is returned by Match when a query matches several items.
 type AmbiguousError struct {

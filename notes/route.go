@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Route destinations of a conversation follow-up (SPEC §5).
@@ -525,7 +526,7 @@ func insertUnderSection(text, section string, lines []string, project string) st
 	all := strings.SplitAfter(text, "\n")
 	start, level := -1, 0
 	for i, l := range all {
-		if lv, h, ok := atxHeading(strings.TrimRight(l, "\r\n")); ok {
+		if lv, h, ok := markdown.Heading(strings.TrimRight(l, "\r\n")); ok {
 			if start >= 0 && lv <= level {
 				return splice(all, start, i, block, eol)
 			}

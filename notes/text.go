@@ -176,30 +176,3 @@ func withBlankLineEnd(text, eol string) string {
 	}
 	return text
 }
-
-// atxHeading reports whether line is an ATX heading ("## Title") and returns
-// its level and text. Up to three leading spaces are allowed, as in Markdown.
-func atxHeading(line string) (level int, text string, ok bool) {
-	s := line
-	for i := 0; i < 3 && strings.HasPrefix(s, " "); i++ {
-		s = s[1:]
-	}
-	for level < len(s) && s[level] == '#' {
-		level++
-	}
-	if level == 0 || level > 6 {
-		return 0, "", false
-	}
-	rest := s[level:]
-	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return 0, "", false
-	}
-	rest = strings.TrimSpace(rest)
-	// A closing sequence of #s is not part of the heading text.
-	if trimmed := strings.TrimRight(rest, "#"); trimmed != rest {
-		if trimmed == "" || strings.HasSuffix(trimmed, " ") || strings.HasSuffix(trimmed, "\t") {
-			rest = strings.TrimSpace(trimmed)
-		}
-	}
-	return level, rest, true
-}

@@ -1,0 +1,69 @@
+// Package markdown holds the few CommonMark rules git-scribe's note parsers
+// share: ATX headings and fenced code blocks. It reads text only; it never
+// renders, writes or imports anything of the project's.
+package markdown
+
+import "strings"
+
+// Heading returns the level and text of an ATX heading line ("## Next"):
+// at most three spaces of indent, 1–6 #s, then a blank or the end; a
+// closing run of #s is not part of the text. A trailing "\r" is ignored.
+func Heading(line string) (level int, text string, ok bool) {
+	s := strings.TrimRight(line, "\r\n")
+	for i := 0; i < 3 && strings.HasPrefix(s, " "); i++ {
+		s = s[1:]
+	}
+	for level < len(s) && s[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 {
+		return 0, "", false
+	}
+	rest := s[level:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, "", false
+	}
+	rest = strings.TrimSpace(rest)
+	if trimmed := strings.TrimRight(rest, "#"); trimmed != rest {
+		if trimmed == "" || strings.HasSuffix(trimmed, " ") || strings.HasSuffix(trimmed, "\t") {
+			rest = strings.TrimSpace(trimmed)
+		}
+	}
+	return level, rest, true
+}
+
+// Fences follows fenced code blocks line by line: checkboxes, headings and
+// keywords inside them are code, not notes. The zero value is ready.
+type Fences struct{ open string }
+
+// Skip reports whether a line (leading blanks trimmed) opens, closes or lies
+// inside a fenced code block.
+func (f *Fences) Skip(trimmed string) bool {
+	if f.open != "" {
+		if strings.HasPrefix(trimmed, f.open) && strings.Trim(trimmed, f.open[:1]+" \t") == "" {
+			f.open = ""
+		}
+		return true
+	}
+	if open := OpeningFence(trimmed); open != "" {
+		f.open = open
+		return true
+	}
+	return false
+}
+
+// OpeningFence returns the fence (``` or ~~~, possibly longer) a trimmed
+// line opens, or "".
+func OpeningFence(trimmed string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(trimmed) - len(strings.TrimLeft(trimmed, c))
+		if n >= 3 {
+			// A backtick fence's info string may not contain backticks.
+			if c == "`" && strings.Contains(trimmed[n:], "`") {
+				return ""
+			}
+			return trimmed[:n]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,50 @@
+package markdown
+
+import "testing"
+
+func TestHeading(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in    string
+		level int
+		text  string
+		ok    bool
+	}{
+		{"## Next", 2, "Next", true},
+		{"   ### Done ###", 3, "Done", true},
+		{"#hashtag", 0, "", false},
+		{"    ## code", 0, "", false},
+		{"####### seven", 0, "", false},
+		{"## C# notes", 2, "C# notes", true},
+		{"## Project Rules\r", 2, "Project Rules", true},
+		{"#", 1, "", true},
+	}
+	for _, tt := range tests {
+		level, text, ok := Heading(tt.in)
+		if level != tt.level || text != tt.text || ok != tt.ok {
+			t.Errorf("Heading(%q) = %d, %q, %v; want %d, %q, %v", tt.in, level, text, ok, tt.level, tt.text, tt.ok)
+		}
+	}
+}
+
+func TestFences(t *testing.T) {
+	t.Parallel()
+	lines := []string{"a", "```go", "- [ ] in code", "````", "b", "~~~", "## x", "```", "~~~~", "c"}
+	want := []bool{false, true, true, true, false, true, true, true, true, false}
+	var f Fences
+	for i, l := range lines {
+		if got := f.Skip(l); got != want[i] {
+			t.Errorf("line %d %q: Skip = %v, want %v", i, l, got, want[i])
+		}
+	}
+}
+
+func FuzzHeading(f *testing.F) {
+	f.Add("## Next Session ##")
+	f.Fuzz(func(t *testing.T, s string) {
+		level, _, ok := Heading(s)
+		if ok != (level > 0) || level > 6 {
+			t.Fatalf("Heading(%q) level %d ok %v", s, level, ok)
+		}
+	})
+}
