@@ -92,21 +92,8 @@ func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Loc
 // their exact old value. A process never holds part of a set while waiting,
 // so two callers cannot deadlock.
 func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions) ([]*Lock, error) {
-	names, err := lockNames(names)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 30 * time.Second
-	}
-	oid, h, err := r.writeHolder(ctx, names, opts)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)
+	if err != nil || len(names) == 0 {
 		return nil, err
 	}
 	held := func() []*Lock {
@@ -170,6 +157,27 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 			delay *= 2
 		}
 	}
+}
+
+// prepareLocks is what every acquisition starts with, local or remote: the
+// names validated and sorted, the default timeout, and the holder object
+// written. No names means nothing to take.
+func (r *Repo) prepareLocks(ctx context.Context, names []string, opts LockOptions) ([]string, string, Holder, LockOptions, error) {
+	names, err := lockNames(names)
+	if err != nil || len(names) == 0 {
+		return nil, "", Holder{}, opts, err
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	oid, h, err := r.writeHolder(ctx, names, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", Holder{}, opts, ctx.Err()
+		}
+		return nil, "", Holder{}, opts, err
+	}
+	return names, oid, h, opts, nil
 }
 
 // lockNames sorts, deduplicates and validates lock names.

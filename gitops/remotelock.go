@@ -58,18 +58,8 @@ type RemoteLock struct {
 // value. A remote that cannot be reached fails at once with an
 // *UnreachableError (callers queue the write: it is never done unlocked).
 func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string, opts LockOptions) (*RemoteLock, error) {
-	names, err := lockNames(names)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		return nil, nil
-	}
-	if opts.Timeout == 0 {
-		opts.Timeout = 30 * time.Second
-	}
-	oid, h, err := r.writeHolder(ctx, names, opts)
-	if err != nil {
+	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)
+	if err != nil || len(names) == 0 {
 		return nil, err
 	}
 	expect := map[string]string{} // name → expected remote value ("" = absent)
