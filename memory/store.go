@@ -143,39 +143,47 @@ func safeName(s string) string {
 	return "s-" + hashID(s)
 }
 
-// ---- candidate queue
-
-// Queue returns the queued candidates, oldest first. Unreadable files are
-// reported and left in place.
-func (s *Store) Queue() ([]Candidate, []string) {
-	ents, err := os.ReadDir(s.candidatesDir())
+// readYAMLDir reads every *.yaml record in dir, oldest-first order left to
+// the caller. A record that does not parse or check is reported (named by
+// what) and left in place: a person may repair it, nothing is lost.
+func readYAMLDir[T any](dir, what string, check func(*T, string) error) ([]T, []string) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, []string{fmt.Sprintf("read candidate queue: %v", err)}
+		return nil, []string{fmt.Sprintf("read %s directory: %v", what, err)}
 	}
-	var out []Candidate
+	var out []T
 	var warns []string
 	for _, e := range ents {
 		if !strings.HasSuffix(e.Name(), ".yaml") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		p := filepath.Join(s.candidatesDir(), e.Name())
+		p := filepath.Join(dir, e.Name())
 		data, err := os.ReadFile(p)
-		var c Candidate
+		var v T
 		if err == nil {
-			err = yaml.Unmarshal(data, &c)
+			err = yaml.Unmarshal(data, &v)
 		}
 		if err == nil {
-			err = c.Validate()
+			err = check(&v, p)
 		}
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("queued candidate %s is unreadable and was left in place: %v", p, err))
+			warns = append(warns, fmt.Sprintf("%s %s is unreadable and was left in place: %v", what, p, err))
 			continue
 		}
-		out = append(out, c)
+		out = append(out, v)
 	}
+	return out, warns
+}
+
+// ---- candidate queue
+
+// Queue returns the queued candidates, oldest first. Unreadable files are
+// reported and left in place.
+func (s *Store) Queue() ([]Candidate, []string) {
+	out, warns := readYAMLDir(s.candidatesDir(), "queued candidate", func(c *Candidate, _ string) error { return c.Validate() })
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Created.Equal(out[j].Created) {
 			return out[i].Created.Before(out[j].Created)

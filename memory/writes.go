@@ -44,32 +44,13 @@ func (s *Store) savePending(op pendingOp) error {
 }
 
 func (s *Store) pendingOps() ([]pendingOp, []string) {
-	ents, err := os.ReadDir(s.pendingDir())
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+	out, warns := readYAMLDir(s.pendingDir(), "pending memory write", func(op *pendingOp, path string) error {
+		if op.Kind == "" {
+			return errors.New("no kind")
 		}
-		return nil, []string{fmt.Sprintf("read pending memory writes: %v", err)}
-	}
-	var out []pendingOp
-	var warns []string
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".yaml") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		p := filepath.Join(s.pendingDir(), e.Name())
-		data, err := os.ReadFile(p)
-		var op pendingOp
-		if err == nil {
-			err = yaml.Unmarshal(data, &op)
-		}
-		if err != nil || op.Kind == "" {
-			warns = append(warns, fmt.Sprintf("pending memory write %s is unreadable and was left in place: %v", p, err))
-			continue
-		}
-		op.file = p
-		out = append(out, op)
-	}
+		op.file = path
+		return nil
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].file < out[j].file })
 	return out, warns
 }
