@@ -117,8 +117,7 @@ type compoundHook struct {
 }
 
 func runCompoundCollect(ctx context.Context, f *Factory, o *CompoundOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	valid := false
@@ -227,8 +226,7 @@ func reportCollect(ios *IOStreams, res memory.CollectResult, w io.Writer) {
 const nonInteractive = "[compound] non-interactive → all rejected"
 
 func runCompoundGate(ctx context.Context, f *Factory, o *CompoundOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	st, err := f.Memory(ctx)

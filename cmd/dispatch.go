@@ -236,8 +236,7 @@ func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error 
 }
 
 func runDispatchRun(ctx context.Context, f *Factory, o *DispatchOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	d, warns, err := openDispatcher(ctx, f, o.Flags, o.IO.ErrOut)
@@ -294,8 +293,7 @@ func renderRun(ios *IOStreams, rep dispatch.RunReport) {
 }
 
 func runDispatchWatch(ctx context.Context, f *Factory, o *DispatchOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	if o.Watch.Interval <= 0 || o.Watch.Settle < 0 || o.Watch.Ticks < 0 {
@@ -343,8 +341,7 @@ read. Freezing unchanged sources changes nothing.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			if f.Active() {
-				fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+			if f.SkipActive() {
 				return nil
 			}
 			d, _, err := openDispatcher(c.Context(), f, dispatch.Flags{}, nil)
@@ -395,8 +392,7 @@ dispatch watch runs ratify --mine after a pass lands reviews; nothing else in
 scribe writes the inbox, and nothing but a person ticks a box.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			if f.Active() {
-				fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+			if f.SkipActive() {
 				return nil
 			}
 			var rep ratify.Report

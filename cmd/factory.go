@@ -38,6 +38,17 @@ func (f *Factory) getenv(k string) string {
 // Active reports whether scribe is running inside scribe (GIT_SCRIBE_ACTIVE).
 func (f *Factory) Active() bool { return f.getenv(gitops.ActiveEnv) != "" }
 
+// SkipActive is the guard of every writing command: inside scribe (an agent
+// scribe started, a hook of scribe's own commit) it says so on stderr and
+// the command does nothing.
+func (f *Factory) SkipActive() bool {
+	if !f.Active() {
+		return false
+	}
+	fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	return true
+}
+
 // Repo discovers the repository once.
 func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if f.repo != nil {

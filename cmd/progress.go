@@ -96,8 +96,7 @@ func runProgressList(ctx context.Context, f *Factory, asJSON bool) error {
 }
 
 func runProgressDone(ctx context.Context, f *Factory, items []string, asJSON bool) error {
-	if f.Active() {
-		fmt.Fprintln(f.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	v, err := f.Vault(ctx)

@@ -92,8 +92,7 @@ terminal (or with --json) the rules are listed and nothing is written.`,
 }
 
 func runRulePropose(ctx context.Context, f *Factory, o *RuleOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	st, err := f.Memory(ctx)
@@ -237,8 +236,7 @@ type detectedRule struct {
 }
 
 func runRuleDetect(ctx context.Context, f *Factory, o *RuleOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	st, err := f.Memory(ctx)

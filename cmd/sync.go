@@ -72,8 +72,7 @@ type SyncReport struct {
 }
 
 func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	v, err := f.Vault(ctx)

@@ -90,8 +90,7 @@ type trapReport struct {
 var ownerRepoRE = regexp.MustCompile(`^[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+$`)
 
 func runTrapPropose(ctx context.Context, f *Factory, o *TrapOptions) error {
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	if err := memory.ValidateTrapInput(o.Input); err != nil {

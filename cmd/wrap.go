@@ -110,8 +110,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if o.Hook {
 		f.hookMode = true
 	}
-	if f.Active() {
-		fmt.Fprintln(o.IO.ErrOut, "git-scribe: "+"GIT_SCRIBE_ACTIVE is set (called from inside scribe); doing nothing")
+	if f.SkipActive() {
 		return nil
 	}
 	stdin := o.IO.In
