@@ -60,6 +60,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "scripts"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           gitProgramCondition,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			cfg := filepath.Join(home, ".config")
@@ -283,4 +284,21 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 		ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.String()
+}
+
+// gitProgramCondition answers [gitdaemon] and [githttp]: whether git's
+// git-daemon and git-http-backend programs are installed (some distributions
+// package them apart from git), so the scripts that serve a remote skip
+// cleanly where they are not.
+func gitProgramCondition(cond string) (bool, error) {
+	prog := map[string]string{"gitdaemon": "git-daemon", "githttp": "git-http-backend"}[cond]
+	if prog == "" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return false, nil
+	}
+	_, err = os.Stat(filepath.Join(strings.TrimSpace(string(out)), prog))
+	return err == nil, nil
 }
