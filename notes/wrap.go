@@ -381,13 +381,15 @@ func dedup(in []string) []string {
 }
 
 // summarise is the deterministic one-line summary: the hint's first sentence,
-// else the only commit's subject, else a count.
+// else the only commit's subject when that commit is all the change, else a
+// count.
 func summarise(hint string, ch gitops.Changes, files []string) string {
 	s := hint
 	if i := strings.IndexAny(s, ".!?\n"); i > 0 {
 		s = s[:i]
 	}
-	if s == "" && len(ch.Commits) == 1 {
+	// The only commit's subject says it all only when nothing else changed.
+	if s == "" && len(ch.Commits) == 1 && len(ch.Staged)+len(ch.Unstaged)+len(ch.Untracked) == 0 {
 		s = ch.Commits[0].Subject
 	}
 	if s == "" {
