@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/git-scribe/git-scribe/internal/gittest"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -35,7 +36,7 @@ var (
 // written with one git fast-import, so building it takes a second.
 func benchRepo(b *testing.B) string {
 	benchOnce.Do(func() {
-		benchDir = filepath.Join(testHome, fmt.Sprintf("bench-%d", benchCommits()))
+		benchDir = filepath.Join(gittest.Home(), fmt.Sprintf("bench-%d", benchCommits()))
 		benchErr = writeBenchRepo(benchDir, benchCommits())
 	})
 	if benchErr != nil {
@@ -108,7 +109,7 @@ func writeBenchRepo(dir string, n int) error {
 // target: check within 2× of it).
 func BenchmarkCheckJournalHistory(b *testing.B) {
 	dir := benchRepo(b)
-	tr := &testRepo{t: b, dir: dir}
+	tr := repoAt(b, dir)
 	b.Run("check", func(b *testing.B) {
 		rule := newJournalAppendOnly()
 		for b.Loop() {

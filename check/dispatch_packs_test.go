@@ -23,9 +23,9 @@ func TestDispatchPacks(t *testing.T) {
 		t.Fatalf("clean vault: %s", describe(got))
 	}
 	// A forged receipt and a hand-edited pack.
-	tr.write("reviews/voice/a.md", artifact(strings.Repeat("ab", 32)))
-	tr.write("body/drafts/b.md", "---\npack_sha: "+strings.Repeat("cd", 32)+"\n---\n")
-	tr.write(pack, v2+"edited\n")
+	tr.Write("reviews/voice/a.md", artifact(strings.Repeat("ab", 32)))
+	tr.Write("body/drafts/b.md", "---\npack_sha: "+strings.Repeat("cd", 32)+"\n---\n")
+	tr.Write(pack, v2+"edited\n")
 	rep, err := Run(context.Background(), tr.input(""), []Rule{newDispatchPacks()})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestJournalAppendOnlyCleanHistoryWithVerbatimArchiving(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
 	buildHistory(t, tr, 8, 3)
-	if !strings.Contains(tr.read(archivePath), "session 5") {
+	if !strings.Contains(tr.Read(archivePath), "session 5") {
 		t.Fatal("fixture: expected archived entries")
 	}
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
@@ -57,11 +57,11 @@ func TestJournalAppendOnlyRecognisesMergedHistory(t *testing.T) {
 	tr.commit("initial", map[string]string{"README.md": "hello\n"})
 	j := &journaler{max: 5}
 	for i := 1; i <= 12; i++ {
-		tr.git("checkout", "-q", "-b", fmt.Sprintf("feature%d", i))
+		tr.Git("checkout", "-q", "-b", fmt.Sprintf("feature%d", i))
 		tr.commit("feat", map[string]string{fmt.Sprintf("src/%d.go", i): "package x\n"})
-		tr.git("checkout", "-q", "main")
+		tr.Git("checkout", "-q", "main")
 		tr.commit(scribeMsg("session"), j.add(i))
-		tr.git("merge", "-q", "--no-ff", "--no-edit", fmt.Sprintf("feature%d", i))
+		tr.Git("merge", "-q", "--no-ff", "--no-edit", fmt.Sprintf("feature%d", i))
 	}
 	w := &journalWalk{in: tr.input(""), jPath: journalPath, aPath: archivePath,
 		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
@@ -171,10 +171,10 @@ func TestJournalAppendOnlyEditedArchiveEntry(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
 	j := buildHistory(t, tr, 12, 3)
-	archived := tr.read(archivePath)
+	archived := tr.Read(archivePath)
 	bad := tr.commit("fix archive", map[string]string{archivePath: strings.Replace(archived, "session 2\n", "session 2 (fixed)\n", 1)})
 	// More wraps on top of the edited archive.
-	j.archive = tr.read(archivePath)
+	j.archive = tr.Read(archivePath)
 	for i := 13; i <= 15; i++ {
 		tr.commit(scribeMsg("session"), j.add(i))
 	}
@@ -182,7 +182,7 @@ func TestJournalAppendOnlyEditedArchiveEntry(t *testing.T) {
 	if len(got) != 1 || got[0].Commit != bad || got[0].File != archivePath || !strings.Contains(got[0].Message, "archived journal entry") {
 		t.Fatalf("want one archive edit, got %s", describe(got))
 	}
-	if want := lineOf(tr.read(archivePath), "session 2 (fixed)"); got[0].Line != want {
+	if want := lineOf(tr.Read(archivePath), "session 2 (fixed)"); got[0].Line != want {
 		t.Fatalf("line: got %d, want %d", got[0].Line, want)
 	}
 }
@@ -191,7 +191,7 @@ func TestJournalAppendOnlyUncommittedEdit(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
 	j := buildHistory(t, tr, 2, 50)
-	tr.write(journalPath, strings.Replace(j.journal, "session 2", "session two", 1))
+	tr.Write(journalPath, strings.Replace(j.journal, "session 2", "session two", 1))
 	got := run(t, newJournalAppendOnly(), tr.input(""))
 	if len(got) != 1 || got[0].Commit != "" || !strings.Contains(got[0].Message, "uncommitted changes") {
 		t.Fatalf("want one uncommitted edit, got %s", describe(got))
@@ -200,7 +200,7 @@ func TestJournalAppendOnlyUncommittedEdit(t *testing.T) {
 		t.Fatalf("line: got %d, want %d", got[0].Line, want)
 	}
 	// Appending in the working tree is fine.
-	tr.write(journalPath, j.journal+"\n"+entry(3).Render())
+	tr.Write(journalPath, j.journal+"\n"+entry(3).Render())
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
 		t.Fatalf("uncommitted append: want no finding, got %s", describe(got))
 	}
@@ -224,30 +224,30 @@ func TestJournalAppendOnlyRestoreIsNotANewViolation(t *testing.T) {
 func TestJournalAppendOnlyMerges(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	tr.write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
+	tr.Write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
 	j := buildHistory(t, tr, 2, 50)
 	base := j.journal
 
 	// Both branches append; the union merge keeps both: clean. (The
 	// entries end in different lines: see TestJournalAppendOnlyUnionMergeMangles.)
-	tr.git("checkout", "-q", "-b", "side")
+	tr.Git("checkout", "-q", "-b", "side")
 	tr.commit(scribeMsg("side"), map[string]string{journalPath: base + "\n" + entry(10, "(p) ten").Render()})
-	tr.git("checkout", "-q", "main")
+	tr.Git("checkout", "-q", "main")
 	tr.commit(scribeMsg("main"), map[string]string{journalPath: base + "\n" + entry(11, "(p) eleven").Render()})
-	tr.git("merge", "-q", "--no-edit", "side")
-	if !strings.Contains(tr.read(journalPath), "session 10") || !strings.Contains(tr.read(journalPath), "session 11") {
-		t.Fatalf("fixture: union merge lost an entry:\n%s", tr.read(journalPath))
+	tr.Git("merge", "-q", "--no-edit", "side")
+	if !strings.Contains(tr.Read(journalPath), "session 10") || !strings.Contains(tr.Read(journalPath), "session 11") {
+		t.Fatalf("fixture: union merge lost an entry:\n%s", tr.Read(journalPath))
 	}
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
 		t.Fatalf("union merge: want no finding, got %s", describe(got))
 	}
 
 	// A merge that drops the other side's entry (-s ours) loses it.
-	tr.git("checkout", "-q", "-b", "side2", "main~1")
-	tr.commit(scribeMsg("side2"), map[string]string{journalPath: tr.read(journalPath) + "\n" + entry(12).Render()})
-	tr.git("checkout", "-q", "main")
-	tr.git("merge", "-q", "--no-edit", "-s", "ours", "side2")
-	merge := tr.head()
+	tr.Git("checkout", "-q", "-b", "side2", "main~1")
+	tr.commit(scribeMsg("side2"), map[string]string{journalPath: tr.Read(journalPath) + "\n" + entry(12).Render()})
+	tr.Git("checkout", "-q", "main")
+	tr.Git("merge", "-q", "--no-edit", "-s", "ours", "side2")
+	merge := tr.Head()
 	got := run(t, newJournalAppendOnly(), tr.input(""))
 	if len(got) != 1 || got[0].Commit != merge || !strings.Contains(got[0].Message, "session 12") || !strings.Contains(got[0].Message, "deleted") {
 		t.Fatalf("ours merge: want the merge named for losing session 12, got %s", describe(got))
@@ -261,15 +261,15 @@ func TestJournalAppendOnlyMerges(t *testing.T) {
 func TestJournalAppendOnlyUnionMergeMangles(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	tr.write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
+	tr.Write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
 	j := buildHistory(t, tr, 2, 50)
-	tr.git("checkout", "-q", "-b", "side")
+	tr.Git("checkout", "-q", "-b", "side")
 	tr.commit(scribeMsg("side"), map[string]string{journalPath: j.journal + "\n" + entry(10).Render()})
-	tr.git("checkout", "-q", "main")
+	tr.Git("checkout", "-q", "main")
 	tr.commit(scribeMsg("main"), map[string]string{journalPath: j.journal + "\n" + entry(11).Render()})
-	tr.git("merge", "-q", "--no-edit", "side")
-	merge := tr.head()
-	if strings.Count(tr.read(journalPath), "- Mode: journal") != 3 {
+	tr.Git("merge", "-q", "--no-edit", "side")
+	merge := tr.Head()
+	if strings.Count(tr.Read(journalPath), "- Mode: journal") != 3 {
 		t.Skip("this git's union merge kept both final lines")
 	}
 	got := run(t, newJournalAppendOnly(), tr.input(""))
@@ -280,8 +280,8 @@ func TestJournalAppendOnlyUnionMergeMangles(t *testing.T) {
 
 func TestJournalAppendOnlySHA256(t *testing.T) {
 	t.Parallel()
-	tr := &testRepo{t: t, dir: t.TempDir()}
-	if _, err := tr.gitErr("init", "-q", "--object-format=sha256"); err != nil {
+	tr := repoAt(t, t.TempDir())
+	if _, err := tr.GitErr("init", "-q", "--object-format=sha256"); err != nil {
 		t.Skip("git without SHA-256 support")
 	}
 	j := buildHistory(t, tr, 6, 3)
@@ -301,7 +301,7 @@ func TestJournalAppendOnlyNoHistory(t *testing.T) {
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
 		t.Fatalf("unborn, no journal: got %s", describe(got))
 	}
-	tr.write(journalPath, "# Journal\n\n"+entry(1).Render())
+	tr.Write(journalPath, "# Journal\n\n"+entry(1).Render())
 	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
 		t.Fatalf("unborn, new journal: got %s", describe(got))
 	}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/gittest"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -19,37 +18,8 @@ import (
 // HOME, fixed identities, so every repository a test builds with the real
 // git CLI is the same everywhere.
 func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "check-test-home-")
-	testHome = home
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_SCRIBE_ACTIVE",
-		"XDG_CONFIG_HOME", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
-		os.Unsetenv(k)
-	}
-	for k, v := range map[string]string{
-		"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "TZ": "UTC",
-		"GIT_AUTHOR_NAME": "Ada Author", "GIT_AUTHOR_EMAIL": "ada@example.com",
-		"GIT_COMMITTER_NAME": "Cy Committer", "GIT_COMMITTER_EMAIL": "cy@example.com",
-	} {
-		os.Setenv(k, v)
-	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[core]\n\tautocrlf = false\n[commit]\n\tgpgSign = false\n[merge]\n\tconflictStyle = merge\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	os.Exit(code)
+	os.Exit(gittest.Run(m, "check-test-home-"))
 }
-
-// testHome is the isolated HOME of this test process; fixtures shared by
-// benchmarks live under it and go with it.
-var testHome string
 
 const (
 	journalPath = ".claude/sonmat/journal.md"
@@ -58,99 +28,57 @@ const (
 
 // testRepo is a throw-away repository built with the real git CLI.
 type testRepo struct {
-	t   testing.TB
-	dir string
+	*gittest.Repo
+}
+
+// repoAt is the repository whose work tree is dir.
+func repoAt(t testing.TB, dir string) *testRepo {
+	return &testRepo{&gittest.Repo{T: t, Dir: dir}}
 }
 
 func newRepo(t testing.TB) *testRepo {
 	t.Helper()
-	tr := &testRepo{t: t, dir: t.TempDir()}
-	tr.git("init", "-q")
-	return tr
+	return &testRepo{gittest.Init(t)}
 }
 
-func (tr *testRepo) git(args ...string) string {
-	tr.t.Helper()
-	out, err := tr.gitErr(args...)
-	if err != nil {
-		tr.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-func (tr *testRepo) gitErr(args ...string) (string, error) {
-	c := exec.Command("git", args...)
-	c.Dir = tr.dir
-	out, err := c.CombinedOutput()
-	return string(out), err
-}
-
+// gitStdin runs git with stdin and returns its stdout, trimmed.
 func (tr *testRepo) gitStdin(stdin string, args ...string) string {
-	tr.t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = tr.dir
-	c.Stdin = strings.NewReader(stdin)
-	out, err := c.Output()
-	if err != nil {
-		tr.t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func (tr *testRepo) write(rel, content string) {
-	tr.t.Helper()
-	p := filepath.Join(tr.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		tr.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *testRepo) read(rel string) string {
-	tr.t.Helper()
-	b, err := os.ReadFile(filepath.Join(tr.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		tr.t.Fatal(err)
-	}
-	return string(b)
+	tr.T.Helper()
+	return strings.TrimSpace(tr.GitStdin([]byte(stdin), args...))
 }
 
 // commit writes files (an empty content deletes the file) and commits all
 // changes with msg, returning the new commit id.
 func (tr *testRepo) commit(msg string, files map[string]string) string {
-	tr.t.Helper()
+	tr.T.Helper()
 	for rel, content := range files {
 		if content == "" {
-			os.Remove(filepath.Join(tr.dir, filepath.FromSlash(rel)))
+			os.Remove(tr.Path(rel))
 			continue
 		}
-		tr.write(rel, content)
+		tr.Write(rel, content)
 	}
-	tr.git("add", "-A")
-	tr.git("commit", "-q", "--allow-empty", "-m", msg)
-	return tr.head()
+	tr.Git("add", "-A")
+	tr.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return tr.Head()
 }
-
-func (tr *testRepo) head() string { return strings.TrimSpace(tr.git("rev-parse", "HEAD")) }
 
 // input opens the repository for a check with the default configuration.
 func (tr *testRepo) input(since string) *Input {
-	tr.t.Helper()
+	tr.T.Helper()
 	return tr.inputWith(config.Defaults(), since)
 }
 
 func (tr *testRepo) inputWith(cfg config.Config, since string) *Input {
-	tr.t.Helper()
+	tr.T.Helper()
 	ctx := context.Background()
-	repo, err := gitops.Discover(ctx, tr.dir)
+	repo, err := gitops.Discover(ctx, tr.Dir)
 	if err != nil {
-		tr.t.Fatal(err)
+		tr.T.Fatal(err)
 	}
 	in, err := NewInput(ctx, repo, cfg, since)
 	if err != nil {
-		tr.t.Fatal(err)
+		tr.T.Fatal(err)
 	}
 	return in
 }

@@ -32,7 +32,7 @@ func TestMemoryFrontmatter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tr := newRepo(t)
-			tr.write(tt.file, tt.text)
+			tr.Write(tt.file, tt.text)
 			cfg := config.Defaults()
 			cfg.Memory.Global = tt.global
 			got := run(t, newMemoryFrontmatter(), tr.inputWith(cfg, ""))
@@ -85,7 +85,7 @@ func TestPendingMemoryWrites(t *testing.T) {
 	tr.commit("initial", map[string]string{"README.md": "x\n"})
 	in := tr.input("")
 	st := &memory.Store{Repo: in.Repo, Config: in.Config}
-	tr.write(".git/index.lock", "")
+	tr.Write(".git/index.lock", "")
 	if res, err := st.AddRule(t.Context(), "Always run go vet."); err != nil || res.Status != "queued" {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -57,7 +57,7 @@ func TestJournalSize(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		j.add(i)
 	}
-	tr.write(journalPath, j.journal)
+	tr.Write(journalPath, j.journal)
 	cfg := config.Defaults()
 	cfg.JournalMax = 4
 	if got := run(t, newJournalSize(), tr.inputWith(cfg, "")); len(got) != 0 {
@@ -92,7 +92,7 @@ func TestBridgeNote(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tr := newRepo(t)
-			tr.write(path, tt.text)
+			tr.Write(path, tt.text)
 			got := run(t, newBridgeNote(), tr.input(""))
 			var have []string
 			for _, f := range got {
@@ -184,7 +184,7 @@ func TestProjectRules(t *testing.T) {
 		tr.commit("docs: claude", map[string]string{"CLAUDE.md": claude})
 		tr.commit(scribeMsg("rule", "Scribe-Confirmed: yes"), map[string]string{"CLAUDE.md": addRule})
 		tr.commit("docs: my own rule", map[string]string{"CLAUDE.md": strings.Replace(addRule, "## Notes", "- mine\n\n## Notes", 1)})
-		tr.commit(scribeMsg("notes"), map[string]string{"CLAUDE.md": tr.read("CLAUDE.md") + "- another note\n"})
+		tr.commit(scribeMsg("notes"), map[string]string{"CLAUDE.md": tr.Read("CLAUDE.md") + "- another note\n"})
 		if got := run(t, newProjectRules(), tr.input("")); len(got) != 0 {
 			t.Fatalf("want no finding, got %s", describe(got))
 		}
@@ -220,7 +220,7 @@ func TestStaleLocks(t *testing.T) {
 	lock := func(name string, expires time.Time) {
 		h, _ := json.Marshal(gitops.Holder{Host: "ci", PID: 42, Started: expires.Add(-time.Minute), Expires: expires})
 		oid := tr.gitStdin(string(h), "hash-object", "-w", "--stdin")
-		tr.git("update-ref", gitops.LockRefPrefix+name, oid)
+		tr.Git("update-ref", gitops.LockRefPrefix+name, oid)
 	}
 	lock("live", time.Now().Add(time.Hour))
 	if got := run(t, newStaleLocks(), tr.input("")); len(got) != 0 {
@@ -253,14 +253,14 @@ func TestQueuedWrites(t *testing.T) {
 func TestNoSecrets(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	tr.write(journalPath, "# Journal\n\n"+entry(1).Render())
-	tr.write(".claude/memory/tacit/x.md", "# X\n\nnothing to see\n")
+	tr.Write(journalPath, "# Journal\n\n"+entry(1).Render())
+	tr.Write(".claude/memory/tacit/x.md", "# X\n\nnothing to see\n")
 	if got := run(t, newNoSecrets(), tr.input("")); len(got) != 0 {
 		t.Fatalf("clean vault: got %s", describe(got))
 	}
 	pat := "ghp_" + "k3Xq9ZrT7mWv2LpN8sYb4HdJc6FgA1eR5uQo"
-	tr.write(".claude/memory/tacit/x.md", "# X\n\nuse token "+pat+" for the API\n")
-	tr.write("src/code.md", "not a vault file: "+pat+"\n")
+	tr.Write(".claude/memory/tacit/x.md", "# X\n\nuse token "+pat+" for the API\n")
+	tr.Write("src/code.md", "not a vault file: "+pat+"\n")
 	got := run(t, newNoSecrets(), tr.input(""))
 	if len(got) != 1 || got[0].File != ".claude/memory/tacit/x.md" || got[0].Line != 3 || strings.Contains(got[0].Message, pat) {
 		t.Fatalf("want the memory file's line 3 (without the secret), got %s", describe(got))
@@ -273,7 +273,7 @@ func TestMemoryIndex(t *testing.T) {
 	t.Run("absent", func(t *testing.T) {
 		t.Parallel()
 		tr := newRepo(t)
-		tr.write(dir+"/tacit/a.md", "# A\n")
+		tr.Write(dir+"/tacit/a.md", "# A\n")
 		if got := run(t, newMemoryIndex(), tr.input("")); len(got) != 0 {
 			t.Fatalf("no MEMORY.md: got %s", describe(got))
 		}
@@ -281,9 +281,9 @@ func TestMemoryIndex(t *testing.T) {
 	t.Run("well formed", func(t *testing.T) {
 		t.Parallel()
 		tr := newRepo(t)
-		tr.write(dir+"/tacit/a.md", "# A\n")
-		tr.write(dir+"/corrections/_rejected/c1.md", "# rejected\n")
-		tr.write(dir+"/MEMORY.md", "# Memory\n\n- [A](tacit/a.md) — how a works\n- [Docs](https://example.com/x) — external\n")
+		tr.Write(dir+"/tacit/a.md", "# A\n")
+		tr.Write(dir+"/corrections/_rejected/c1.md", "# rejected\n")
+		tr.Write(dir+"/MEMORY.md", "# Memory\n\n- [A](tacit/a.md) — how a works\n- [Docs](https://example.com/x) — external\n")
 		if got := run(t, newMemoryIndex(), tr.input("")); len(got) != 0 {
 			t.Fatalf("got %s", describe(got))
 		}
@@ -291,9 +291,9 @@ func TestMemoryIndex(t *testing.T) {
 	t.Run("problems", func(t *testing.T) {
 		t.Parallel()
 		tr := newRepo(t)
-		tr.write(dir+"/tacit/a.md", "# A\n")
-		tr.write(dir+"/preferences/b.md", "# B\n")
-		tr.write(dir+"/MEMORY.md", "# Memory\n\n- [A](tacit/a.md) — how a works\n- [Gone](tacit/gone.md) — missing\n- A without link\n- [C](tacit/a.md) — "+
+		tr.Write(dir+"/tacit/a.md", "# A\n")
+		tr.Write(dir+"/preferences/b.md", "# B\n")
+		tr.Write(dir+"/MEMORY.md", "# Memory\n\n- [A](tacit/a.md) — how a works\n- [Gone](tacit/gone.md) — missing\n- A without link\n- [C](tacit/a.md) — "+
 			strings.Repeat("d", 151)+"\n"+strings.Repeat("\n", 200))
 		got := run(t, newMemoryIndex(), tr.input(""))
 		want := []string{"MEMORY.md:4 does not resolve", "MEMORY.md:5 malformed", "MEMORY.md:6 malformed", "MEMORY.md:201 lines", "preferences/b.md:1 not listed"}
@@ -334,11 +334,11 @@ func TestMemoryHeading(t *testing.T) {
 		}
 	}
 	tr := newRepo(t)
-	tr.write(".claude/memory/tacit/good.md", tests[0].text)
+	tr.Write(".claude/memory/tacit/good.md", tests[0].text)
 	if got := run(t, newMemoryHeading(), tr.input("")); len(got) != 0 {
 		t.Fatalf("good memory: got %s", describe(got))
 	}
-	tr.write(".claude/memory/corrections/bad.md", tests[3].text)
+	tr.Write(".claude/memory/corrections/bad.md", tests[3].text)
 	got := run(t, newMemoryHeading(), tr.input(""))
 	if len(got) != 1 || got[0].File != ".claude/memory/corrections/bad.md" || got[0].Line != 4 {
 		t.Fatalf("bad memory: got %s", describe(got))
@@ -350,12 +350,12 @@ func TestFollowupTags(t *testing.T) {
 	tr := newRepo(t)
 	j := &journaler{max: 50}
 	j.add(1, "(api) add pagination", "(web) fix the footer")
-	tr.write(journalPath, j.journal)
+	tr.Write(journalPath, j.journal)
 	if got := run(t, newFollowupTags(), tr.input("")); len(got) != 0 {
 		t.Fatalf("tagged: got %s", describe(got))
 	}
 	j.add(2, "(api) ok", "write the docs")
-	tr.write(journalPath, j.journal)
+	tr.Write(journalPath, j.journal)
 	got := run(t, newFollowupTags(), tr.input(""))
 	if len(got) != 1 || got[0].Line != lineOf(j.journal, "- write the docs") || !strings.Contains(got[0].Message, "write the docs") {
 		t.Fatalf("untagged: got %s", describe(got))
@@ -368,7 +368,7 @@ func TestRunSortsAndCounts(t *testing.T) {
 	j := &journaler{max: 50}
 	j.add(1, "untagged one")
 	tr.commit(scribeMsg("one"), map[string]string{journalPath: j.journal})
-	tr.write(journalPath, strings.Replace(j.journal, "session 1", "session uno", 1))
+	tr.Write(journalPath, strings.Replace(j.journal, "session 1", "session uno", 1))
 	rep, err := Run(context.Background(), tr.input(""), Rules())
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func fixtureRepo(tb testing.TB, name string) *testRepo {
 	fixtures.Lock()
 	defer fixtures.Unlock()
 	if d, ok := fixtures.dirs[name]; ok {
-		return &testRepo{t: tb, dir: d}
+		return repoAt(tb, d)
 	}
 	base, err := os.MkdirTemp("", "gitops-bench-"+name+"-")
 	if err != nil {
@@ -58,24 +58,24 @@ func fixtureRepo(tb testing.TB, name string) *testRepo {
 	base, _ = filepath.EvalSymlinks(base)
 	dir := filepath.Join(base, "repo")
 	os.MkdirAll(dir, 0o755)
-	tr := &testRepo{t: tb, dir: dir}
-	tr.git("init", "-q")
+	tr := repoAt(tb, dir)
+	tr.Git("init", "-q")
 	if name == "big" {
 		// A text file over BigFileThreshold, changed in a commit, in the
 		// index and in the work tree.
 		line := "plain text line that is not binary at all\n"
 		big := strings.Repeat(line, (9<<20)/len(line)+1)
-		tr.commitFiles("big", map[string]string{"big.log": big, "README.md": "r\n"})
-		tr.commitFiles("bigger", map[string]string{"big.log": big + "committed\n"})
-		tr.write("big.log", big+"committed\nstaged\n")
-		tr.git("add", "big.log")
-		tr.write("big.log", big+"committed\nstaged\nunstaged\n")
+		tr.Commit("big", map[string]string{"big.log": big, "README.md": "r\n"})
+		tr.Commit("bigger", map[string]string{"big.log": big + "committed\n"})
+		tr.Write("big.log", big+"committed\nstaged\n")
+		tr.Git("add", "big.log")
+		tr.Write("big.log", big+"committed\nstaged\nunstaged\n")
 	} else {
-		tr.gitStdin(fastImportStream(benchFiles, benchCommits), "fast-import", "--quiet")
-		tr.git("reset", "-q", "--hard")
+		tr.GitStdin(fastImportStream(benchFiles, benchCommits), "fast-import", "--quiet")
+		tr.Git("reset", "-q", "--hard")
 		// Some work in the tree, as a real session leaves it.
-		tr.write("src/d00/f0000.go", "// edited\n")
-		tr.write("untracked.md", "new\n")
+		tr.Write("src/d00/f0000.go", "// edited\n")
+		tr.Write("untracked.md", "new\n")
 	}
 	if fixtures.dirs == nil {
 		fixtures.dirs = map[string]string{}
@@ -136,7 +136,7 @@ func fastImportStream(files, commits int) []byte {
 func BenchmarkReadFilesGoGit(b *testing.B) {
 	tr := fixtureRepo(b, "read")
 	r := tr.open()
-	head := tr.head()
+	head := tr.Head()
 	repo := r.objects()
 	if repo == nil {
 		b.Fatal("go-git cannot open the fixture")
@@ -156,7 +156,7 @@ func BenchmarkReadFilesGoGit(b *testing.B) {
 func BenchmarkReadFilesGoGitCold(b *testing.B) {
 	tr := fixtureRepo(b, "read")
 	r := tr.open()
-	head := tr.head()
+	head := tr.Head()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -171,7 +171,7 @@ func BenchmarkReadFilesGoGitCold(b *testing.B) {
 func BenchmarkReadFiles(b *testing.B) {
 	tr := fixtureRepo(b, "read")
 	r := tr.open()
-	head := tr.head()
+	head := tr.Head()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -185,7 +185,7 @@ func BenchmarkReadFiles(b *testing.B) {
 func BenchmarkReadFilesPlumbing(b *testing.B) {
 	tr := fixtureRepo(b, "read")
 	r := tr.open()
-	head := tr.head()
+	head := tr.Head()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -214,8 +214,8 @@ func checkReadPathsAgree(b *testing.B, r *Repo, head string) {
 func BenchmarkReadChanges(b *testing.B) {
 	tr := fixtureRepo(b, "read")
 	r := tr.open()
-	head := tr.head()
-	base := tr.gitTrim("rev-parse", "HEAD~10")
+	head := tr.Head()
+	base := tr.GitTrim("rev-parse", "HEAD~10")
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -235,7 +235,7 @@ func BenchmarkReadChanges(b *testing.B) {
 func BenchmarkReadChangesBigFile(b *testing.B) {
 	tr := fixtureRepo(b, "big")
 	r := tr.open()
-	head := tr.head()
+	head := tr.Head()
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/git-scribe/git-scribe/internal/gittest"
 )
 
 const journal = ".claude/sonmat/journal.md"
@@ -41,24 +43,24 @@ func journalRequest(text string) CommitRequest {
 // files — every kind of user work a scribe commit must not touch.
 func userWork(t *testing.T, tr *testRepo) {
 	t.Helper()
-	tr.commitFiles("user files", map[string]string{"A.md": "a1\n", "B.md": "b1\n", "gone.md": "g\n", "src/x.go": "package x\n",
+	tr.Commit("user files", map[string]string{"A.md": "a1\n", "B.md": "b1\n", "gone.md": "g\n", "src/x.go": "package x\n",
 		".claude/settings.json": "{}\n", ".claude/sonmat/bridge-note.md": "# Bridge Note\n"})
 	// The user's staged and unstaged work next to the vault file, in the
 	// same directories scribe rebuilds.
-	tr.write(".claude/settings.json", "{\"staged\": true}\n")
-	tr.git("add", ".claude/settings.json")
-	tr.write(".claude/sonmat/bridge-note.md", "# Bridge Note\n\nunstaged user edit\n")
-	tr.write("A.md", "a1\nstaged\n")
-	tr.git("add", "A.md")
-	tr.write("A.md", "a1\nstaged\nand unstaged on top\n")
-	tr.write("staged-new.md", "new\n")
-	tr.git("add", "staged-new.md")
-	tr.write("ita.md", "intent\n")
-	tr.git("add", "-N", "ita.md")
-	tr.write("B.md", "b1\nunstaged\n")
-	os.Remove(tr.path("gone.md"))
-	tr.write("C.md", "untracked\n")
-	tr.write(".claude/sonmat/scratch.md", "untracked next to the vault file\n")
+	tr.Write(".claude/settings.json", "{\"staged\": true}\n")
+	tr.Git("add", ".claude/settings.json")
+	tr.Write(".claude/sonmat/bridge-note.md", "# Bridge Note\n\nunstaged user edit\n")
+	tr.Write("A.md", "a1\nstaged\n")
+	tr.Git("add", "A.md")
+	tr.Write("A.md", "a1\nstaged\nand unstaged on top\n")
+	tr.Write("staged-new.md", "new\n")
+	tr.Git("add", "staged-new.md")
+	tr.Write("ita.md", "intent\n")
+	tr.Git("add", "-N", "ita.md")
+	tr.Write("B.md", "b1\nunstaged\n")
+	os.Remove(tr.Path("gone.md"))
+	tr.Write("C.md", "untracked\n")
+	tr.Write(".claude/sonmat/scratch.md", "untracked next to the vault file\n")
 }
 
 func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
@@ -79,20 +81,20 @@ func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
 			var tr *testRepo
 			if tt.unborn {
 				tr = newEmptyRepo(t)
-				tr.write("A.md", "a\n")
-				tr.git("add", "A.md")
-				tr.write("C.md", "untracked\n")
+				tr.Write("A.md", "a\n")
+				tr.Git("add", "A.md")
+				tr.Write("C.md", "untracked\n")
 			} else {
 				tr = newRepo(t)
 				if tt.existing != "" {
-					tr.commitFiles("journal", map[string]string{journal: tt.existing})
+					tr.Commit("journal", map[string]string{journal: tt.existing})
 				}
 				userWork(t, tr)
 			}
 			var oldHead, oldTree string
 			if !tt.unborn {
-				oldHead = tr.head()
-				oldTree = tr.gitTrim("rev-parse", "HEAD^{tree}")
+				oldHead = tr.Head()
+				oldTree = tr.GitTrim("rev-parse", "HEAD^{tree}")
 			}
 			before := tr.snapshot()
 			r := tr.open()
@@ -101,14 +103,14 @@ func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CommitPaths: %v", err)
 			}
-			newHead := tr.head()
+			newHead := tr.Head()
 			if res.SHA != newHead || res.Parent != oldHead || res.Branch != "refs/heads/main" ||
 				!reflect.DeepEqual(res.Changed, []string{journal}) {
 				t.Errorf("result = %+v; want SHA %s parent %q on main changing only %s", res, newHead, oldHead, journal)
 			}
 
 			// History: exactly one new commit on top of the old HEAD.
-			parents := strings.Fields(tr.gitTrim("rev-list", "--parents", "-n1", "HEAD"))
+			parents := strings.Fields(tr.GitTrim("rev-list", "--parents", "-n1", "HEAD"))
 			if tt.unborn {
 				if len(parents) != 1 {
 					t.Errorf("first commit has parents %v, want a root commit", parents[1:])
@@ -117,33 +119,33 @@ func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
 				if len(parents) != 2 || parents[1] != oldHead {
 					t.Errorf("new commit's parents = %v, want [%s]", parents[1:], oldHead)
 				}
-				if got := tr.gitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != journal {
+				if got := tr.GitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != journal {
 					t.Errorf("commit touches %q, want only %s", got, journal)
 				}
 				// The tree is the old tree plus only that path.
-				oldLs := withoutPaths(tr.git("ls-tree", "-r", oldTree), journal)
-				newLs := withoutPaths(tr.git("ls-tree", "-r", "HEAD"), journal)
+				oldLs := withoutPaths(tr.Git("ls-tree", "-r", oldTree), journal)
+				newLs := withoutPaths(tr.Git("ls-tree", "-r", "HEAD"), journal)
 				if oldLs != newLs {
 					t.Errorf("tree changed outside %s:\nold %s\nnew %s", journal, oldLs, newLs)
 				}
 			}
-			if got := tr.gitTrim("ls-tree", "-r", "--name-only", "HEAD"); tt.unborn && got != journal {
+			if got := tr.GitTrim("ls-tree", "-r", "--name-only", "HEAD"); tt.unborn && got != journal {
 				t.Errorf("first commit's tree = %q, want only %s", got, journal)
 			}
 			wantBlob := tt.existing + "- scribe entry\n"
-			if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != wantBlob {
+			if got := tr.Git("cat-file", "blob", "HEAD:"+journal); got != wantBlob {
 				t.Errorf("committed journal = %q, want %q", got, wantBlob)
 			}
-			if got := tr.read(journal); got != wantBlob {
+			if got := tr.Read(journal); got != wantBlob {
 				t.Errorf("work tree journal = %q, want the committed blob %q", got, wantBlob)
 			}
-			if got := tr.git("log", "-1", "--format=%B"); got != "progress: journal\n\nScribe-Mode: test\n\n" {
+			if got := tr.Git("log", "-1", "--format=%B"); got != "progress: journal\n\nScribe-Mode: test\n\n" {
 				t.Errorf("message = %q", got)
 			}
-			if got := tr.gitTrim("log", "-1", "--format=%an <%ae>|%cn <%ce>"); got != "Ada Author <ada@example.com>|Cy Committer <cy@example.com>" {
+			if got := tr.GitTrim("log", "-1", "--format=%an <%ae>|%cn <%ce>"); got != "Ada Author <ada@example.com>|Cy Committer <cy@example.com>" {
 				t.Errorf("author|committer = %q, want them from the GIT_* environment", got)
 			}
-			if got := tr.gitTrim("reflog", "-1", "--format=%gs", "refs/heads/main"); got != "scribe: progress commit" {
+			if got := tr.GitTrim("reflog", "-1", "--format=%gs", "refs/heads/main"); got != "scribe: progress commit" {
 				t.Errorf("branch reflog = %q, want %q", got, "scribe: progress commit")
 			}
 
@@ -164,10 +166,10 @@ func TestCommitPathsLeavesUserWorkAlone(t *testing.T) {
 			if withoutPaths(after.lsFilesMeta, journal) != withoutPaths(before.lsFilesMeta, journal) {
 				t.Errorf("index entries outside the vault path changed:\nbefore %s\nafter  %s", before.lsFilesMeta, after.lsFilesMeta)
 			}
-			if out := tr.git("diff", "HEAD", "--", journal); out != "" {
+			if out := tr.Git("diff", "HEAD", "--", journal); out != "" {
 				t.Errorf("vault path differs from HEAD: %s", out)
 			}
-			if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+			if got := tr.GitTrim("for-each-ref", LockRefPrefix); got != "" {
 				t.Errorf("lock refs left behind: %s", got)
 			}
 			tr.fsck()
@@ -189,7 +191,7 @@ func TestCommitPathsResults(t *testing.T) {
 	}{
 		{
 			name:  "build returns the same content: no commit",
-			setup: func(tr *testRepo) { tr.commitFiles("j", map[string]string{journal: "same\n"}) },
+			setup: func(tr *testRepo) { tr.Commit("j", map[string]string{journal: "same\n"}) },
 			req: CommitRequest{Paths: []string{journal}, Message: message("noop"),
 				Build: func(cur map[string][]byte) (map[string][]byte, error) {
 					return map[string][]byte{journal: []byte("same\n")}, nil
@@ -213,7 +215,7 @@ func TestCommitPathsResults(t *testing.T) {
 		},
 		{
 			name:       "nil deletes the last file of a directory",
-			setup:      func(tr *testRepo) { tr.commitFiles("j", map[string]string{journal: "old\n", "keep.md": "k\n"}) },
+			setup:      func(tr *testRepo) { tr.Commit("j", map[string]string{journal: "old\n", "keep.md": "k\n"}) },
 			wantCommit: true,
 			req: CommitRequest{Paths: []string{journal}, Message: message("delete"),
 				Build: func(cur map[string][]byte) (map[string][]byte, error) {
@@ -223,16 +225,16 @@ func TestCommitPathsResults(t *testing.T) {
 					return map[string][]byte{journal: nil}, nil
 				}},
 			check: func(t *testing.T, tr *testRepo, res CommitResult) {
-				if got := tr.gitTrim("ls-tree", "HEAD", ".claude"); got != "" {
+				if got := tr.GitTrim("ls-tree", "HEAD", ".claude"); got != "" {
 					t.Errorf("an empty directory is left in the tree: %q", got)
 				}
-				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
+				if got := tr.GitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
 					t.Errorf("commit = %q, want only the deletion", got)
 				}
-				if _, err := os.Stat(tr.path(journal)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(tr.Path(journal)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("work tree still has %s: %v", journal, err)
 				}
-				if got := tr.git("ls-files", "--", journal); got != "" {
+				if got := tr.Git("ls-files", "--", journal); got != "" {
 					t.Errorf("index still has %s", got)
 				}
 			},
@@ -240,13 +242,13 @@ func TestCommitPathsResults(t *testing.T) {
 		{
 			name: "nil deletes one file of a directory that keeps others",
 			setup: func(tr *testRepo) {
-				tr.commitFiles("j", map[string]string{journal: "old\n", ".claude/sonmat/bridge-note.md": "b\n", ".claude/other/x.md": "x\n"})
+				tr.Commit("j", map[string]string{journal: "old\n", ".claude/sonmat/bridge-note.md": "b\n", ".claude/other/x.md": "x\n"})
 			},
 			wantCommit: true,
 			req: CommitRequest{Paths: []string{journal}, Message: message("delete"),
 				Build: func(map[string][]byte) (map[string][]byte, error) { return map[string][]byte{journal: nil}, nil }},
 			check: func(t *testing.T, tr *testRepo, res CommitResult) {
-				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
+				if got := tr.GitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "D\t"+journal {
 					t.Errorf("commit = %q, want only the deletion", got)
 				}
 			},
@@ -254,7 +256,7 @@ func TestCommitPathsResults(t *testing.T) {
 		{
 			name: "top-level and nested paths in one commit",
 			setup: func(tr *testRepo) {
-				tr.commitFiles("j", map[string]string{"progress.md": "- [ ] a\n", "notes/a/b/c.md": "c\n"})
+				tr.Commit("j", map[string]string{"progress.md": "- [ ] a\n", "notes/a/b/c.md": "c\n"})
 			},
 			wantCommit: true,
 			req: CommitRequest{Paths: []string{"progress.md", "notes/a/b/new.md", "notes/x.md"}, Message: message("mixed"),
@@ -262,10 +264,10 @@ func TestCommitPathsResults(t *testing.T) {
 					return map[string][]byte{"progress.md": []byte("- [x] a\n"), "notes/a/b/new.md": []byte("n\n"), "notes/x.md": []byte("x\n")}, nil
 				}},
 			check: func(t *testing.T, tr *testRepo, res CommitResult) {
-				if got := tr.gitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "A\tnotes/a/b/new.md\nA\tnotes/x.md\nM\tprogress.md" {
+				if got := tr.GitTrim("diff-tree", "--name-status", "-r", "HEAD~1", "HEAD"); got != "A\tnotes/a/b/new.md\nA\tnotes/x.md\nM\tprogress.md" {
 					t.Errorf("commit = %q", got)
 				}
-				if got := tr.git("show", "HEAD:notes/a/b/c.md"); got != "c\n" {
+				if got := tr.Git("show", "HEAD:notes/a/b/c.md"); got != "c\n" {
 					t.Errorf("sibling file lost: %q", got)
 				}
 			},
@@ -281,7 +283,7 @@ func TestCommitPathsResults(t *testing.T) {
 				if want := []string{".claude/sonmat/journal.md", "ACTIVE-STATUS.md"}; !reflect.DeepEqual(res.Changed, want) {
 					t.Errorf("Changed = %q, want %q", res.Changed, want)
 				}
-				if got := tr.gitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != ".claude/sonmat/journal.md\nACTIVE-STATUS.md" {
+				if got := tr.GitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != ".claude/sonmat/journal.md\nACTIVE-STATUS.md" {
 					t.Errorf("commit touches %q", got)
 				}
 			},
@@ -292,7 +294,7 @@ func TestCommitPathsResults(t *testing.T) {
 			req: CommitRequest{Paths: []string{journal}, Build: appendBuild(journal, "x\n"),
 				Message: func(changed []string) string { return "progress: " + strings.Join(changed, ",") + "\n" }},
 			check: func(t *testing.T, tr *testRepo, res CommitResult) {
-				if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: "+journal {
+				if got := tr.GitTrim("log", "-1", "--format=%s"); got != "progress: "+journal {
 					t.Errorf("subject = %q", got)
 				}
 			},
@@ -305,8 +307,8 @@ func TestCommitPathsResults(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(tr)
 			}
-			oldHead := tr.head()
-			oldReflog := tr.git("reflog", "refs/heads/main")
+			oldHead := tr.Head()
+			oldReflog := tr.Git("reflog", "refs/heads/main")
 			before := tr.snapshot()
 			res, err := tr.open().CommitPaths(ctx, tt.req)
 			if tt.wantErr != (err != nil) {
@@ -316,24 +318,24 @@ func TestCommitPathsResults(t *testing.T) {
 				if !reflect.DeepEqual(res, CommitResult{}) {
 					t.Errorf("result = %+v, want the zero result", res)
 				}
-				if tr.head() != oldHead || tr.git("reflog", "refs/heads/main") != oldReflog {
+				if tr.Head() != oldHead || tr.Git("reflog", "refs/heads/main") != oldReflog {
 					t.Errorf("HEAD or reflog moved without a change")
 				}
 				if after := tr.snapshot(); after != before {
 					t.Errorf("repository changed without a commit:\nbefore %+v\nafter  %+v", before, after)
 				}
 			} else {
-				if res.SHA != tr.head() || res.Parent != oldHead {
+				if res.SHA != tr.Head() || res.Parent != oldHead {
 					t.Errorf("result = %+v, want a commit on %s", res, oldHead)
 				}
-				if st := tr.git("status", "--porcelain=v2"); st != "" {
+				if st := tr.Git("status", "--porcelain=v2"); st != "" {
 					t.Errorf("status not clean after the commit: %q", st)
 				}
 			}
 			if tt.check != nil {
 				tt.check(t, tr, res)
 			}
-			if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+			if got := tr.GitTrim("for-each-ref", LockRefPrefix); got != "" {
 				t.Errorf("lock refs left behind: %s", got)
 			}
 			tr.fsck()
@@ -346,22 +348,22 @@ func TestCommitPathsResults(t *testing.T) {
 func TestCommitPathsExecutableVaultFile(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	tr.write("tool.sh", "#!/bin/sh\n")
-	if err := os.Chmod(tr.path("tool.sh"), 0o755); err != nil {
+	tr.Write("tool.sh", "#!/bin/sh\n")
+	if err := os.Chmod(tr.Path("tool.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tr.git("add", "tool.sh")
-	tr.git("commit", "-q", "-m", "exec")
+	tr.Git("add", "tool.sh")
+	tr.Git("commit", "-q", "-m", "exec")
 	_, err := tr.open().CommitPaths(context.Background(), CommitRequest{
 		Paths: []string{"tool.sh"}, Build: appendBuild("tool.sh", "echo hi\n"), Message: message("exec"),
 	})
 	if err != nil {
 		t.Fatalf("CommitPaths: %v", err)
 	}
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2"); st != "" {
 		t.Errorf("status after committing an executable vault file = %q, want clean", st)
 	}
-	if got := tr.gitTrim("diff-tree", "-r", "--format=", "HEAD~1", "HEAD"); !strings.HasPrefix(got, ":100755 100755 ") {
+	if got := tr.GitTrim("diff-tree", "-r", "--format=", "HEAD~1", "HEAD"); !strings.HasPrefix(got, ":100755 100755 ") {
 		t.Errorf("file mode changed by the scribe commit: %q", got)
 	}
 	tr.fsck()
@@ -371,11 +373,11 @@ func TestCommitPathsExecutableVaultFile(t *testing.T) {
 func TestCommitPathsLinkedWorktree(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	mainHead := tr.head()
-	wtDir := filepath.Join(filepath.Dir(tr.dir), "wt")
-	tr.git("worktree", "add", "-q", "-b", "feature", wtDir)
-	wt := &testRepo{t: t, dir: wtDir}
-	wt.write("user.md", "untracked in the worktree\n")
+	mainHead := tr.Head()
+	wtDir := filepath.Join(filepath.Dir(tr.Dir), "wt")
+	tr.Git("worktree", "add", "-q", "-b", "feature", wtDir)
+	wt := repoAt(t, wtDir)
+	wt.Write("user.md", "untracked in the worktree\n")
 	before := wt.snapshot()
 	res, err := wt.open().CommitPaths(context.Background(), journalRequest("- from the worktree\n"))
 	if err != nil {
@@ -384,21 +386,21 @@ func TestCommitPathsLinkedWorktree(t *testing.T) {
 	if res.Branch != "refs/heads/feature" || res.Parent != mainHead {
 		t.Errorf("result = %+v, want a commit on feature", res)
 	}
-	if tr.head() != mainHead {
+	if tr.Head() != mainHead {
 		t.Errorf("main moved")
 	}
-	if got := wt.git("cat-file", "blob", "feature:"+journal); got != "- from the worktree\n" || wt.read(journal) != got {
-		t.Errorf("journal = %q, work tree %q", got, wt.read(journal))
+	if got := wt.Git("cat-file", "blob", "feature:"+journal); got != "- from the worktree\n" || wt.Read(journal) != got {
+		t.Errorf("journal = %q, work tree %q", got, wt.Read(journal))
 	}
 	after := wt.snapshot()
 	after.lsFilesMeta = withoutPaths(after.lsFilesMeta, journal)
 	if after != before {
 		t.Errorf("worktree state changed:\nbefore %+v\nafter  %+v", before, after)
 	}
-	if _, err := os.Stat(tr.path(journal)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(tr.Path(journal)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the main work tree got the file: %v", err)
 	}
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2"); st != "" {
 		t.Errorf("main work tree status = %q", st)
 	}
 	tr.fsck()
@@ -410,10 +412,10 @@ func TestCheckWritableDefers(t *testing.T) {
 
 	// conflict makes branches main and other disagree on README.md.
 	conflict := func(tr *testRepo) {
-		tr.git("checkout", "-q", "-b", "other")
-		tr.commitFiles("other side", map[string]string{"README.md": "other\n"})
-		tr.git("checkout", "-q", "main")
-		tr.commitFiles("main side", map[string]string{"README.md": "main\n"})
+		tr.Git("checkout", "-q", "-b", "other")
+		tr.Commit("other side", map[string]string{"README.md": "other\n"})
+		tr.Git("checkout", "-q", "main")
+		tr.Commit("main side", map[string]string{"README.md": "main\n"})
 	}
 	tests := []struct {
 		name  string
@@ -421,32 +423,32 @@ func TestCheckWritableDefers(t *testing.T) {
 		want  string // substring of the reason
 		bug   string
 	}{
-		{"detached HEAD", func(t *testing.T, tr *testRepo) { tr.git("checkout", "-q", "--detach") }, "detached", ""},
+		{"detached HEAD", func(t *testing.T, tr *testRepo) { tr.Git("checkout", "-q", "--detach") }, "detached", ""},
 		{"merge conflict", func(t *testing.T, tr *testRepo) {
 			conflict(tr)
-			if _, err := tr.gitMayFail("merge", "other"); err == nil {
+			if _, err := tr.GitErr("merge", "other"); err == nil {
 				t.Fatal("merge did not conflict")
 			}
 		}, "merge", ""},
 		{"merge stopped without committing", func(t *testing.T, tr *testRepo) {
-			tr.git("checkout", "-q", "-b", "side")
-			tr.commitFiles("side", map[string]string{"side.md": "s\n"})
-			tr.git("checkout", "-q", "main")
-			tr.commitFiles("main", map[string]string{"m.md": "m\n"})
-			tr.git("merge", "--no-commit", "--no-ff", "side")
+			tr.Git("checkout", "-q", "-b", "side")
+			tr.Commit("side", map[string]string{"side.md": "s\n"})
+			tr.Git("checkout", "-q", "main")
+			tr.Commit("main", map[string]string{"m.md": "m\n"})
+			tr.Git("merge", "--no-commit", "--no-ff", "side")
 		}, "merge", ""},
 		{"rebase stopped on a conflict", func(t *testing.T, tr *testRepo) {
 			conflict(tr)
-			if _, err := tr.gitMayFail("rebase", "other"); err == nil {
+			if _, err := tr.GitErr("rebase", "other"); err == nil {
 				t.Fatal("rebase did not stop")
 			}
 			// The branch is still checked out by name during a rebase only
 			// as rebase-merge state; HEAD itself is detached.
 		}, "", ""},
 		{"interactive rebase stopped at edit", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("c2", map[string]string{"c2.md": "2\n"})
+			tr.Commit("c2", map[string]string{"c2.md": "2\n"})
 			cmd := exec.Command("git", "rebase", "-i", "HEAD~1")
-			cmd.Dir = tr.dir
+			cmd.Dir = tr.Dir
 			cmd.Env = append(os.Environ(), "GIT_SEQUENCE_EDITOR=sed -i -e s/^pick/edit/")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("rebase -i: %v\n%s", err, out)
@@ -454,58 +456,58 @@ func TestCheckWritableDefers(t *testing.T) {
 		}, "", ""},
 		{"cherry-pick conflict", func(t *testing.T, tr *testRepo) {
 			conflict(tr)
-			if _, err := tr.gitMayFail("cherry-pick", "other"); err == nil {
+			if _, err := tr.GitErr("cherry-pick", "other"); err == nil {
 				t.Fatal("cherry-pick did not conflict")
 			}
 		}, "cherry-pick", ""},
 		{"revert conflict", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("c1", map[string]string{"README.md": "one\n"})
-			tr.commitFiles("c2", map[string]string{"README.md": "two\n"})
-			if _, err := tr.gitMayFail("revert", "--no-edit", "HEAD~1"); err == nil {
+			tr.Commit("c1", map[string]string{"README.md": "one\n"})
+			tr.Commit("c2", map[string]string{"README.md": "two\n"})
+			if _, err := tr.GitErr("revert", "--no-edit", "HEAD~1"); err == nil {
 				t.Fatal("revert did not conflict")
 			}
 		}, "revert", ""},
 		{"am stopped", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("c1", map[string]string{"README.md": "one\n"})
-			patch := tr.git("format-patch", "-1", "--stdout")
-			tr.git("reset", "-q", "--hard", "HEAD~1")
-			tr.commitFiles("diverge", map[string]string{"README.md": "different\n"})
-			if out, err := gitInErr(tr.dir, []byte(patch), "am"); err == nil {
+			tr.Commit("c1", map[string]string{"README.md": "one\n"})
+			patch := tr.Git("format-patch", "-1", "--stdout")
+			tr.Git("reset", "-q", "--hard", "HEAD~1")
+			tr.Commit("diverge", map[string]string{"README.md": "different\n"})
+			if out, err := gittest.GitInErr(tr.Dir, []byte(patch), "am"); err == nil {
 				t.Fatalf("am applied: %s", out)
 			}
 		}, "am", ""},
 		{"bisect started", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("c1", map[string]string{"c1.md": "1\n"})
-			tr.git("bisect", "start")
+			tr.Commit("c1", map[string]string{"c1.md": "1\n"})
+			tr.Git("bisect", "start")
 		}, "bisect", ""},
 		{"index.lock held", func(t *testing.T, tr *testRepo) {
-			if err := os.WriteFile(filepath.Join(tr.dir, ".git", "index.lock"), nil, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(tr.Dir, ".git", "index.lock"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}, "index.lock", ""},
 		{"user staged the vault path", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("j", map[string]string{journal: "j\n"})
-			tr.write(journal, "j\nuser staged\n")
-			tr.git("add", journal)
+			tr.Commit("j", map[string]string{journal: "j\n"})
+			tr.Write(journal, "j\nuser staged\n")
+			tr.Git("add", journal)
 		}, "staged", ""},
 		{"user staged a new vault file", func(t *testing.T, tr *testRepo) {
-			tr.write(journal, "user staged\n")
-			tr.git("add", journal)
+			tr.Write(journal, "user staged\n")
+			tr.Git("add", journal)
 		}, "staged", ""},
 		{"user has an unstaged edit to the vault path", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("j", map[string]string{journal: "j\n"})
-			tr.write(journal, "j\nuser edit\n")
+			tr.Commit("j", map[string]string{journal: "j\n"})
+			tr.Write(journal, "j\nuser edit\n")
 		}, "uncommitted", ""},
 		{"user deleted the vault path", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("j", map[string]string{journal: "j\n"})
-			os.Remove(tr.path(journal))
+			tr.Commit("j", map[string]string{journal: "j\n"})
+			os.Remove(tr.Path(journal))
 		}, "uncommitted", ""},
 		{"vault path untracked", func(t *testing.T, tr *testRepo) {
-			tr.write(journal, "the user's own file\n")
+			tr.Write(journal, "the user's own file\n")
 		}, "not committed", ""},
 		{"vault path untracked and ignored", func(t *testing.T, tr *testRepo) {
-			tr.commitFiles("ignore", map[string]string{".gitignore": ".claude/\n"})
-			tr.write(journal, "the user's own ignored file\n")
+			tr.Commit("ignore", map[string]string{".gitignore": ".claude/\n"})
+			tr.Write(journal, "the user's own ignored file\n")
 		}, "", "CheckWritable runs status with --ignored=no, so an ignored file at a vault path is overwritten"},
 	}
 	for _, tt := range tests {
@@ -523,21 +525,21 @@ func TestCheckWritableDefers(t *testing.T) {
 				t.Errorf("reason %q does not mention %q", de.Reason, tt.want)
 			}
 
-			refs := tr.git("for-each-ref")
+			refs := tr.Git("for-each-ref")
 			headFile, _ := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
-			worktreeJournal, _ := os.ReadFile(tr.path(journal))
+			worktreeJournal, _ := os.ReadFile(tr.Path(journal))
 			before := tr.snapshot()
 			res, err := r.CommitPaths(ctx, journalRequest("- scribe\n"))
 			if !errors.As(err, &de) {
 				t.Fatalf("CommitPaths = %+v, %v; want a *DeferredError", res, err)
 			}
-			if got := tr.git("for-each-ref"); got != refs {
+			if got := tr.Git("for-each-ref"); got != refs {
 				t.Errorf("refs changed by a deferred commit:\nbefore %s\nafter  %s", refs, got)
 			}
 			if got, _ := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); string(got) != string(headFile) {
 				t.Errorf("HEAD changed: %q → %q", headFile, got)
 			}
-			if got, _ := os.ReadFile(tr.path(journal)); string(got) != string(worktreeJournal) {
+			if got, _ := os.ReadFile(tr.Path(journal)); string(got) != string(worktreeJournal) {
 				t.Errorf("work tree vault file changed: %q → %q", worktreeJournal, got)
 			}
 			if after := tr.snapshot(); after != before {
@@ -552,14 +554,14 @@ func TestCheckWritableFree(t *testing.T) {
 	ctx := context.Background()
 	tr := newRepo(t)
 	userWork(t, tr)
-	tr.commitFiles("j", map[string]string{journal: "j\n"})
+	tr.Commit("j", map[string]string{journal: "j\n"})
 	r := tr.open()
 	if busy := r.Busy(); busy != "" {
 		t.Errorf("Busy = %q, want free", busy)
 	}
 	for _, paths := range [][]string{nil, {journal}, {journal, "progress.md"}} {
 		h, err := r.CheckWritable(ctx, paths)
-		if err != nil || h.Ref != "refs/heads/main" || h.Commit != tr.head() {
+		if err != nil || h.Ref != "refs/heads/main" || h.Commit != tr.Head() {
 			t.Errorf("CheckWritable(%q) = %+v, %v; want main at HEAD", paths, h, err)
 		}
 	}
@@ -588,7 +590,7 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 			name: "symlinked directory leading outside",
 			path: "vault/escape.md",
 			setup: func(t *testing.T, tr *testRepo, outside string) {
-				if err := os.Symlink(outside, tr.path("vault")); err != nil {
+				if err := os.Symlink(outside, tr.Path("vault")); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -597,19 +599,19 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 			name: "committed symlinked directory leading outside",
 			path: "vault/escape.md",
 			setup: func(t *testing.T, tr *testRepo, outside string) {
-				if err := os.Symlink(outside, tr.path("vault")); err != nil {
+				if err := os.Symlink(outside, tr.Path("vault")); err != nil {
 					t.Fatal(err)
 				}
-				tr.git("add", "vault")
-				tr.git("commit", "-q", "-m", "symlink")
+				tr.Git("add", "vault")
+				tr.Git("commit", "-q", "-m", "symlink")
 			},
 		},
 		{
 			name: "symlinked grandparent leading outside",
 			path: "deep/vault/sub/escape.md",
 			setup: func(t *testing.T, tr *testRepo, outside string) {
-				os.MkdirAll(tr.path("deep"), 0o755)
-				if err := os.Symlink(outside, tr.path("deep/vault")); err != nil {
+				os.MkdirAll(tr.Path("deep"), 0o755)
+				if err := os.Symlink(outside, tr.Path("deep/vault")); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -618,11 +620,11 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 			name: "committed symlink file leading outside",
 			path: "escape.md",
 			setup: func(t *testing.T, tr *testRepo, outside string) {
-				if err := os.Symlink(filepath.Join(outside, "escape.md"), tr.path("escape.md")); err != nil {
+				if err := os.Symlink(filepath.Join(outside, "escape.md"), tr.Path("escape.md")); err != nil {
 					t.Fatal(err)
 				}
-				tr.git("add", "escape.md")
-				tr.git("commit", "-q", "-m", "symlink")
+				tr.Git("add", "escape.md")
+				tr.Git("commit", "-q", "-m", "symlink")
 			},
 		},
 	}
@@ -630,7 +632,7 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tr := newRepo(t)
-			outside := filepath.Join(filepath.Dir(tr.dir), "OUTSIDE")
+			outside := filepath.Join(filepath.Dir(tr.Dir), "OUTSIDE")
 			if err := os.MkdirAll(outside, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -641,7 +643,7 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, tr, outside)
 			}
-			head := tr.head()
+			head := tr.Head()
 			before := tr.snapshot()
 			res, err := tr.open().CommitPaths(ctx, CommitRequest{
 				Paths: []string{path}, Build: appendBuild(path, "x\n"), Message: message("unsafe"),
@@ -649,14 +651,14 @@ func TestCommitPathsRefusesUnsafePaths(t *testing.T) {
 			if err == nil {
 				t.Fatalf("CommitPaths(%q) = %+v, want an error", path, res)
 			}
-			if tr.head() != head {
-				t.Errorf("HEAD moved to %s", tr.head())
+			if tr.Head() != head {
+				t.Errorf("HEAD moved to %s", tr.Head())
 			}
 			if after := tr.snapshot(); after != before {
 				t.Errorf("repository changed:\nbefore %+v\nafter  %+v", before, after)
 			}
 			assertEmptyDir(t, outside)
-			if _, err := os.Stat(filepath.Join(filepath.Dir(tr.dir), "escape.md")); err == nil {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(tr.Dir), "escape.md")); err == nil {
 				t.Errorf("a file was written next to the repository")
 			}
 			if CheckRelPath(path) == nil {
@@ -682,11 +684,11 @@ func TestCommitPathsRefusesUndeclaredBuildPaths(t *testing.T) {
 	}{
 		{name: "dot-dot", extra: "../escape.md"},
 		{name: "user's file with unstaged work", extra: "B.md", bug: bug, setup: func(t *testing.T, tr *testRepo, _ string) {
-			tr.commitFiles("b", map[string]string{"B.md": "b\n"})
-			tr.write("B.md", "b\nunsaved user work\n")
+			tr.Commit("b", map[string]string{"B.md": "b\n"})
+			tr.Write("B.md", "b\nunsaved user work\n")
 		}},
 		{name: "symlinked directory leading outside", extra: "vault/escape.md", bug: bug, setup: func(t *testing.T, tr *testRepo, outside string) {
-			if err := os.Symlink(outside, tr.path("vault")); err != nil {
+			if err := os.Symlink(outside, tr.Path("vault")); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -695,12 +697,12 @@ func TestCommitPathsRefusesUndeclaredBuildPaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tr := newRepo(t)
-			outside := filepath.Join(filepath.Dir(tr.dir), "OUTSIDE")
+			outside := filepath.Join(filepath.Dir(tr.Dir), "OUTSIDE")
 			os.MkdirAll(outside, 0o755)
 			if tt.setup != nil {
 				tt.setup(t, tr, outside)
 			}
-			head := tr.head()
+			head := tr.Head()
 			before := tr.snapshot()
 			res, err := tr.open().CommitPaths(ctx, CommitRequest{
 				Paths: []string{journal},
@@ -712,8 +714,8 @@ func TestCommitPathsRefusesUndeclaredBuildPaths(t *testing.T) {
 			if err == nil {
 				t.Errorf("CommitPaths wrote an undeclared path %q: %+v", tt.extra, res)
 			}
-			if tr.head() != head {
-				t.Errorf("HEAD moved: the commit includes %q", tr.gitTrim("diff-tree", "--name-only", "-r", head, "HEAD"))
+			if tr.Head() != head {
+				t.Errorf("HEAD moved: the commit includes %q", tr.GitTrim("diff-tree", "--name-only", "-r", head, "HEAD"))
 			}
 			if after := tr.snapshot(); after != before {
 				t.Errorf("user work changed:\nbefore %+v\nafter  %+v", before, after)
@@ -760,9 +762,9 @@ func TestCommitPathsRetriesWhenTheBranchMoves(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tr := newRepo(t)
-	tr.commitFiles("j", map[string]string{journal: "- one\n"})
+	tr.Commit("j", map[string]string{journal: "- one\n"})
 	userWork(t, tr)
-	base := tr.head()
+	base := tr.Head()
 	before := tr.snapshot()
 	var calls atomic.Int32
 	var userCommit string
@@ -772,8 +774,8 @@ func TestCommitPathsRetriesWhenTheBranchMoves(t *testing.T) {
 			if calls.Add(1) == 1 {
 				// The user commits while scribe is building (their staged work stays staged:
 				// --allow-empty with --only and no paths commits nothing of the index).
-				tr.git("commit", "-q", "--allow-empty", "--only", "-m", "user commit meanwhile")
-				userCommit = tr.head()
+				tr.Git("commit", "-q", "--allow-empty", "--only", "-m", "user commit meanwhile")
+				userCommit = tr.Head()
 			}
 			return appendBuild(journal, "- two\n")(cur)
 		},
@@ -784,17 +786,17 @@ func TestCommitPathsRetriesWhenTheBranchMoves(t *testing.T) {
 	if n := calls.Load(); n != 2 {
 		t.Errorf("Build called %d times, want 2 (one retry)", n)
 	}
-	if res.Parent != userCommit || res.SHA != tr.head() {
+	if res.Parent != userCommit || res.SHA != tr.Head() {
 		t.Errorf("result = %+v, want a commit on the user's commit %s", res, userCommit)
 	}
-	if got := tr.gitTrim("log", "--format=%s", base+"..HEAD"); got != "progress: retry\nuser commit meanwhile" {
+	if got := tr.GitTrim("log", "--format=%s", base+"..HEAD"); got != "progress: retry\nuser commit meanwhile" {
 		t.Errorf("history since base = %q, want the user commit then the scribe commit", got)
 	}
-	if merges := tr.gitTrim("rev-list", "--merges", "HEAD"); merges != "" {
+	if merges := tr.GitTrim("rev-list", "--merges", "HEAD"); merges != "" {
 		t.Errorf("history has merges: %s", merges)
 	}
-	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- one\n- two\n" || tr.read(journal) != got {
-		t.Errorf("journal = %q, work tree %q", got, tr.read(journal))
+	if got := tr.Git("cat-file", "blob", "HEAD:"+journal); got != "- one\n- two\n" || tr.Read(journal) != got {
+		t.Errorf("journal = %q, work tree %q", got, tr.Read(journal))
 	}
 	after := tr.snapshot()
 	if after.cached != before.cached || after.status != before.status {
@@ -816,20 +818,20 @@ func TestCommitPathsGivesUpWhenTheBranchKeepsMoving(t *testing.T) {
 		Paths: []string{journal}, Locks: []string{"journal"}, Message: message("never"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
 			calls.Add(1)
-			tr.git("commit", "-q", "--allow-empty", "-m", "user")
+			tr.Git("commit", "-q", "--allow-empty", "-m", "user")
 			return appendBuild(journal, "x\n")(cur)
 		},
 	})
 	if err == nil {
 		t.Fatalf("CommitPaths succeeded although the branch moved on every attempt")
 	}
-	if got := tr.gitTrim("log", "--format=%s", "--grep=^progress:"); got != "" {
+	if got := tr.GitTrim("log", "--format=%s", "--grep=^progress:"); got != "" {
 		t.Errorf("a scribe commit landed: %q", got)
 	}
-	if got := tr.gitTrim("for-each-ref", LockRefPrefix); got != "" {
+	if got := tr.GitTrim("for-each-ref", LockRefPrefix); got != "" {
 		t.Errorf("lock refs left behind: %s", got)
 	}
-	if _, err := os.Stat(tr.path(journal)); err == nil {
+	if _, err := os.Stat(tr.Path(journal)); err == nil {
 		t.Errorf("the work tree got the file although nothing was committed")
 	}
 	t.Logf("gave up after %d builds: %v", calls.Load(), err)
@@ -862,11 +864,11 @@ func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 	if stagger > 0 {
 		userWork(t, tr)
 	}
-	base := tr.head()
+	base := tr.Head()
 	before := tr.snapshot()
 	start := time.Now()
 	errs, outs := runHelpers(t, n, "commit", func(i int) []string {
-		env := []string{"GITOPS_REPO=" + tr.dir, "GITOPS_DELAY_MS=" + strconv.Itoa(int(stagger.Milliseconds())*i)}
+		env := []string{"GITOPS_REPO=" + tr.Dir, "GITOPS_DELAY_MS=" + strconv.Itoa(int(stagger.Milliseconds())*i)}
 		if stagger == 0 {
 			// Until the pre-lock CheckWritable race is fixed (see
 			// TestCommitPathsWaitsForACommitInFlight), retry spurious
@@ -886,7 +888,7 @@ func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 			t.Errorf("process %d: %v\n%s", i, err, outs[i])
 		}
 	}
-	journalAtHead := tr.git("cat-file", "blob", "HEAD:"+journal)
+	journalAtHead := tr.Git("cat-file", "blob", "HEAD:"+journal)
 	lines := strings.Split(strings.TrimSpace(journalAtHead), "\n")
 	seen := map[string]bool{}
 	for _, l := range lines {
@@ -895,15 +897,15 @@ func testConcurrentCommits(t *testing.T, stagger time.Duration) {
 	if len(lines) != n-failed || len(seen) != n-failed {
 		t.Errorf("journal has %d lines (%d distinct), want %d:\n%s", len(lines), len(seen), n-failed, journalAtHead)
 	}
-	if got := tr.gitTrim("rev-list", "--count", base+"..HEAD"); got != strconv.Itoa(n-failed) {
+	if got := tr.GitTrim("rev-list", "--count", base+"..HEAD"); got != strconv.Itoa(n-failed) {
 		t.Errorf("%s new commits, want %d", got, n-failed)
 	}
-	for _, line := range strings.Split(tr.gitTrim("rev-list", "--parents", base+"..HEAD"), "\n") {
+	for _, line := range strings.Split(tr.GitTrim("rev-list", "--parents", base+"..HEAD"), "\n") {
 		if f := strings.Fields(line); len(f) != 2 {
 			t.Errorf("commit with %d parents in a history that must be linear: %s", len(f)-1, line)
 		}
 	}
-	if tr.read(journal) != journalAtHead {
+	if tr.Read(journal) != journalAtHead {
 		t.Errorf("work tree journal differs from HEAD")
 	}
 	after := tr.snapshot()
@@ -932,8 +934,8 @@ func TestCommitPathsWaitsForACommitInFlight(t *testing.T) {
 		"[ -e '" + marker + "' ] && exit 0\n" +
 		": > '" + marker + "'\n" +
 		"sleep 1\n"
-	tr.write(".git/hooks/reference-transaction", hook)
-	if err := os.Chmod(tr.path(".git/hooks/reference-transaction"), 0o755); err != nil {
+	tr.Write(".git/hooks/reference-transaction", hook)
+	if err := os.Chmod(tr.Path(".git/hooks/reference-transaction"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	first := make(chan error, 1)
@@ -959,10 +961,10 @@ func TestCommitPathsWaitsForACommitInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second CommitPaths, started while the first was in flight: %v", err)
 	}
-	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" {
+	if got := tr.Git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" {
 		t.Errorf("journal = %q, want both entries", got)
 	}
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2"); st != "" {
 		t.Errorf("status = %q, want clean", st)
 	}
 	tr.fsck()
@@ -976,12 +978,12 @@ func TestCommitPathsRunsNoCommitHooks(t *testing.T) {
 	tr := newRepo(t)
 	marks := t.TempDir()
 	for _, h := range []string{"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-index-change"} {
-		tr.write(".git/hooks/"+h, "#!/bin/sh\n: > '"+filepath.Join(marks, h)+"'\n")
-		os.Chmod(tr.path(".git/hooks/"+h), 0o755)
+		tr.Write(".git/hooks/"+h, "#!/bin/sh\n: > '"+filepath.Join(marks, h)+"'\n")
+		os.Chmod(tr.Path(".git/hooks/"+h), 0o755)
 	}
-	tr.write(".git/hooks/reference-transaction",
+	tr.Write(".git/hooks/reference-transaction",
 		"#!/bin/sh\necho \"$1 ${GIT_SCRIBE_ACTIVE:-unset}\" >> '"+filepath.Join(marks, "reference-transaction")+"'\n")
-	os.Chmod(tr.path(".git/hooks/reference-transaction"), 0o755)
+	os.Chmod(tr.Path(".git/hooks/reference-transaction"), 0o755)
 	if _, err := tr.open().CommitPaths(context.Background(), journalRequest("- x\n")); err != nil {
 		t.Fatalf("CommitPaths: %v", err)
 	}
@@ -1022,25 +1024,25 @@ func TestCommitPathsRecoversFromAKillAfterUpdateRef(t *testing.T) {
 			tr := newRepo(t)
 			userWork(t, tr)
 			before := tr.snapshot()
-			base := tr.head()
-			hook := tr.path(".git/hooks/reference-transaction")
-			tr.write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
+			base := tr.Head()
+			hook := tr.Path(".git/hooks/reference-transaction")
+			tr.Write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
 				"[ \"$1\" = committed ] || exit 0\n"+
 				"grep -q ' refs/heads/main$' || exit 0\n"+
 				"[ -n \"$GITOPS_SELF_PID\" ] && kill -9 \"$GITOPS_SELF_PID\"\n")
 			os.Chmod(hook, 0o755)
-			cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.dir)
+			cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.Dir)
 			out, err := cmd.CombinedOutput()
 			if err == nil || strings.Contains(string(out), "survived") {
 				t.Fatalf("helper was not killed in the window: %v\n%s", err, out)
 			}
 			os.Remove(hook)
-			if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
+			if got := tr.GitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
 				t.Fatalf("the killed commit did not move the branch: HEAD is %q", got)
 			}
 			// Crash state: HEAD has the file, the index and work tree do not.
 			if tt.userEdit != "" {
-				tr.write(journal, tt.userEdit)
+				tr.Write(journal, tt.userEdit)
 			}
 			_, err = tr.open().CommitPaths(ctx, journalRequest("- second\n"))
 			if tt.wantDefer {
@@ -1048,7 +1050,7 @@ func TestCommitPathsRecoversFromAKillAfterUpdateRef(t *testing.T) {
 				if !errors.As(err, &de) || strings.Contains(de.Reason, LockRefPrefix) {
 					t.Fatalf("CommitPaths over the user's edit = %v, want a *DeferredError", err)
 				}
-				if got := tr.read(journal); got != tt.userEdit {
+				if got := tr.Read(journal); got != tt.userEdit {
 					t.Errorf("the user's edit was overwritten: %q", got)
 				}
 				return
@@ -1056,10 +1058,10 @@ func TestCommitPathsRecoversFromAKillAfterUpdateRef(t *testing.T) {
 			if err != nil {
 				t.Fatalf("CommitPaths after the crash: %v", err)
 			}
-			if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.read(journal) != got {
-				t.Errorf("journal = %q, work tree %q; want both entries", got, tr.read(journal))
+			if got := tr.Git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.Read(journal) != got {
+				t.Errorf("journal = %q, work tree %q; want both entries", got, tr.Read(journal))
 			}
-			if got := tr.gitTrim("rev-list", "--count", base+"..HEAD"); got != "2" {
+			if got := tr.GitTrim("rev-list", "--count", base+"..HEAD"); got != "2" {
 				t.Errorf("%s commits since base, want 2", got)
 			}
 			after := tr.snapshot()
@@ -1078,7 +1080,7 @@ func TestCommitPathsDefersWhenTheLockIsHeld(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
 	plantHolder(t, tr, "journal", Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC()})
-	head := tr.head()
+	head := tr.Head()
 	req := journalRequest("- x\n")
 	req.LockOptions.Timeout = 200 * time.Millisecond
 	_, err := tr.open().CommitPaths(context.Background(), req)
@@ -1089,10 +1091,10 @@ func TestCommitPathsDefersWhenTheLockIsHeld(t *testing.T) {
 	if !strings.Contains(err.Error(), "4242") || !strings.Contains(err.Error(), "elsewhere") {
 		t.Errorf("error %q does not name the holder", err)
 	}
-	if tr.head() != head {
+	if tr.Head() != head {
 		t.Errorf("HEAD moved")
 	}
-	if _, err := os.Stat(tr.path(journal)); err == nil {
+	if _, err := os.Stat(tr.Path(journal)); err == nil {
 		t.Errorf("the vault file was written")
 	}
 }
@@ -1106,8 +1108,8 @@ func TestCommitPathsRecoveryRecordSurvivesAConcurrentCheck(t *testing.T) {
 	ctx := context.Background()
 	tr := newRepo(t)
 	marker := filepath.Join(t.TempDir(), "prepared")
-	hook := tr.path(".git/hooks/reference-transaction")
-	tr.write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
+	hook := tr.Path(".git/hooks/reference-transaction")
+	tr.Write(".git/hooks/reference-transaction", "#!/bin/sh\n"+
 		"[ -n \"$GITOPS_SELF_PID\" ] || exit 0\n"+
 		"grep -q ' refs/heads/main$' || exit 0\n"+
 		"case \"$1\" in\n"+
@@ -1115,7 +1117,7 @@ func TestCommitPathsRecoveryRecordSurvivesAConcurrentCheck(t *testing.T) {
 		"committed) kill -9 \"$GITOPS_SELF_PID\" ;;\n"+
 		"esac\n")
 	os.Chmod(hook, 0o755)
-	cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.dir)
+	cmd := helperCmd(t, "commit-killed", "GITOPS_REPO="+tr.Dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -1138,16 +1140,16 @@ func TestCommitPathsRecoveryRecordSurvivesAConcurrentCheck(t *testing.T) {
 		t.Fatal("helper was not killed")
 	}
 	os.Remove(hook)
-	if got := tr.gitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
+	if got := tr.GitTrim("log", "-1", "--format=%s"); got != "progress: killed" {
 		t.Fatalf("the killed commit did not move the branch: HEAD is %q", got)
 	}
 	if _, err := tr.open().CommitPaths(ctx, journalRequest("- second\n")); err != nil {
 		t.Fatalf("CommitPaths after the crash: %v", err)
 	}
-	if got := tr.git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.read(journal) != got {
-		t.Errorf("journal = %q, work tree %q; want both entries", got, tr.read(journal))
+	if got := tr.Git("cat-file", "blob", "HEAD:"+journal); got != "- first\n- second\n" || tr.Read(journal) != got {
+		t.Errorf("journal = %q, work tree %q; want both entries", got, tr.Read(journal))
 	}
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2"); st != "" {
 		t.Errorf("status = %q, want clean", st)
 	}
 }

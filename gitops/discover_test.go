@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/git-scribe/git-scribe/internal/gittest"
 )
 
 func TestDiscover(t *testing.T) {
@@ -23,29 +25,29 @@ func TestDiscover(t *testing.T) {
 			name: "top level",
 			setup: func(t *testing.T) (string, want) {
 				tr := newRepo(t)
-				g := filepath.Join(tr.dir, ".git")
-				return tr.dir, want{tr.dir, g, g}
+				g := filepath.Join(tr.Dir, ".git")
+				return tr.Dir, want{tr.Dir, g, g}
 			},
 		},
 		{
 			name: "from a subdirectory",
 			setup: func(t *testing.T) (string, want) {
 				tr := newRepo(t)
-				sub := tr.path("a/b/c")
+				sub := tr.Path("a/b/c")
 				if err := os.MkdirAll(sub, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				g := filepath.Join(tr.dir, ".git")
-				return sub, want{tr.dir, g, g}
+				g := filepath.Join(tr.Dir, ".git")
+				return sub, want{tr.Dir, g, g}
 			},
 		},
 		{
 			name: "linked worktree",
 			setup: func(t *testing.T) (string, want) {
 				tr := newRepo(t)
-				wt := filepath.Join(filepath.Dir(tr.dir), "wt")
-				tr.git("worktree", "add", "-q", "-b", "feature", wt)
-				g := filepath.Join(tr.dir, ".git")
+				wt := filepath.Join(filepath.Dir(tr.Dir), "wt")
+				tr.Git("worktree", "add", "-q", "-b", "feature", wt)
+				g := filepath.Join(tr.Dir, ".git")
 				return wt, want{wt, filepath.Join(g, "worktrees", "wt"), g}
 			},
 		},
@@ -53,13 +55,13 @@ func TestDiscover(t *testing.T) {
 			name: "subdirectory of a linked worktree",
 			setup: func(t *testing.T) (string, want) {
 				tr := newRepo(t)
-				wt := filepath.Join(filepath.Dir(tr.dir), "wt2")
-				tr.git("worktree", "add", "-q", "-b", "feature2", wt)
+				wt := filepath.Join(filepath.Dir(tr.Dir), "wt2")
+				tr.Git("worktree", "add", "-q", "-b", "feature2", wt)
 				sub := filepath.Join(wt, "deep", "er")
 				if err := os.MkdirAll(sub, 0o755); err != nil {
 					t.Fatal(err)
 				}
-				g := filepath.Join(tr.dir, ".git")
+				g := filepath.Join(tr.Dir, ".git")
 				return sub, want{wt, filepath.Join(g, "worktrees", "wt2"), g}
 			},
 		},
@@ -67,10 +69,10 @@ func TestDiscover(t *testing.T) {
 			name: "extensions.worktreeConfig",
 			setup: func(t *testing.T) (string, want) {
 				tr := newRepo(t)
-				tr.git("config", "core.repositoryformatversion", "1")
-				tr.git("config", "extensions.worktreeConfig", "true")
-				g := filepath.Join(tr.dir, ".git")
-				return tr.dir, want{tr.dir, g, g}
+				tr.Git("config", "core.repositoryformatversion", "1")
+				tr.Git("config", "extensions.worktreeConfig", "true")
+				g := filepath.Join(tr.Dir, ".git")
+				return tr.Dir, want{tr.Dir, g, g}
 			},
 		},
 	}
@@ -103,11 +105,11 @@ func TestDiscoverNotARepo(t *testing.T) {
 		{"plain directory", func(t *testing.T) string { return t.TempDir() }},
 		{"bare repository", func(t *testing.T) string {
 			dir := filepath.Join(t.TempDir(), "bare.git")
-			gitIn(t, filepath.Dir(dir), "init", "-q", "--bare", dir)
+			gittest.GitIn(t, filepath.Dir(dir), "init", "-q", "--bare", dir)
 			return dir
 		}},
 		{"inside the .git dir", func(t *testing.T) string {
-			return filepath.Join(newRepo(t).dir, ".git")
+			return filepath.Join(newRepo(t).Dir, ".git")
 		}},
 	}
 	for _, tt := range tests {
@@ -133,16 +135,16 @@ func TestWorktreeConfigRepository(t *testing.T) {
 		"progress.md":               "- [ ] task\n",
 		"bin.dat":                   "a\x00b\x00c",
 	}
-	head := tr.commitFiles("vault", files)
-	tr.git("config", "core.repositoryformatversion", "1")
-	tr.git("config", "extensions.worktreeConfig", "true")
-	tr.git("config", "--worktree", "core.sparseCheckout", "false")
+	head := tr.Commit("vault", files)
+	tr.Git("config", "core.repositoryformatversion", "1")
+	tr.Git("config", "extensions.worktreeConfig", "true")
+	tr.Git("config", "--worktree", "core.sparseCheckout", "false")
 
 	r := tr.open()
 	paths := []string{".claude/sonmat/journal.md", "progress.md", "bin.dat", "missing.md", ".claude"}
 	want := map[string][]byte{}
 	for p := range files {
-		want[p] = []byte(tr.git("show", head+":"+p))
+		want[p] = []byte(tr.Git("show", head+":"+p))
 	}
 	got, err := r.ReadFiles(ctx, head, paths)
 	if err != nil {
@@ -163,7 +165,7 @@ func TestWorktreeConfigRepository(t *testing.T) {
 	if _, err := r.CommitPaths(ctx, journalRequest("- two\n")); err != nil {
 		t.Fatalf("CommitPaths: %v", err)
 	}
-	if got := tr.git("show", "HEAD:"+journal); got != files[journal]+"- two\n" {
+	if got := tr.Git("show", "HEAD:"+journal); got != files[journal]+"- two\n" {
 		t.Errorf("journal after CommitPaths = %q", got)
 	}
 	tr.fsck()
@@ -181,33 +183,33 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 	}{
 		{"objects only in an alternate (clone --shared)", "", func(t *testing.T) (*testRepo, string) {
 			src := newRepo(t)
-			src.commitFiles("vault", map[string]string{journal: "shared\n"})
-			dst := filepath.Join(filepath.Dir(src.dir), "shared-clone")
-			gitIn(t, filepath.Dir(src.dir), "clone", "-q", "--shared", src.dir, dst)
-			tr := &testRepo{t: t, dir: dst}
-			return tr, tr.head()
+			src.Commit("vault", map[string]string{journal: "shared\n"})
+			dst := filepath.Join(filepath.Dir(src.Dir), "shared-clone")
+			gittest.GitIn(t, filepath.Dir(src.Dir), "clone", "-q", "--shared", src.Dir, dst)
+			tr := repoAt(t, dst)
+			return tr, tr.Head()
 		}},
 		{"new commit local, its unchanged subtrees in an alternate", "go-git reports a path whose tree or blob it cannot load as absent instead of failing", func(t *testing.T) (*testRepo, string) {
 			src := newRepo(t)
-			src.commitFiles("vault", map[string]string{journal: "- old entry\n"})
-			dst := filepath.Join(filepath.Dir(src.dir), "shared-clone")
-			gitIn(t, filepath.Dir(src.dir), "clone", "-q", "--shared", src.dir, dst)
-			tr := &testRepo{t: t, dir: dst}
-			tr.commitFiles("unrelated", map[string]string{"x.md": "x\n"})
-			return tr, tr.head()
+			src.Commit("vault", map[string]string{journal: "- old entry\n"})
+			dst := filepath.Join(filepath.Dir(src.Dir), "shared-clone")
+			gittest.GitIn(t, filepath.Dir(src.Dir), "clone", "-q", "--shared", src.Dir, dst)
+			tr := repoAt(t, dst)
+			tr.Commit("unrelated", map[string]string{"x.md": "x\n"})
+			return tr, tr.Head()
 		}},
 		{"a revision that is not an object id", "", func(t *testing.T) (*testRepo, string) {
 			tr := newRepo(t)
-			tr.commitFiles("vault", map[string]string{journal: "by name\n"})
+			tr.Commit("vault", map[string]string{journal: "by name\n"})
 			return tr, "HEAD"
 		}},
 		{"sha256 repository", "", func(t *testing.T) (*testRepo, string) {
 			dir := filepath.Join(t.TempDir(), "sha256")
-			gitIn(t, filepath.Dir(dir), "init", "-q", "--object-format=sha256", dir)
+			gittest.GitIn(t, filepath.Dir(dir), "init", "-q", "--object-format=sha256", dir)
 			real, _ := filepath.EvalSymlinks(dir)
-			tr := &testRepo{t: t, dir: real}
-			tr.commitFiles("vault", map[string]string{journal: "sha256\n", "README.md": "r\n"})
-			return tr, tr.head()
+			tr := repoAt(t, real)
+			tr.Commit("vault", map[string]string{journal: "sha256\n", "README.md": "r\n"})
+			return tr, tr.Head()
 		}},
 	}
 	for _, tt := range tests {
@@ -217,7 +219,7 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 			r := tr.open()
 			if st := r.objects(); st == nil {
 				t.Log("go-git is not used for this repository: plumbing serves it")
-			} else if _, err := readFilesGoGit(st, tr.gitTrim("rev-parse", rev), []string{journal}); err != nil {
+			} else if _, err := readFilesGoGit(st, tr.GitTrim("rev-parse", rev), []string{journal}); err != nil {
 				t.Logf("go-git cannot serve this read (%v): the fallback is exercised", err)
 			}
 			got, err := r.ReadFiles(ctx, rev, []string{journal, "README.md", "nope"})
@@ -225,8 +227,8 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 				t.Fatalf("ReadFiles: %v", err)
 			}
 			want := map[string][]byte{
-				journal:     []byte(tr.git("show", rev+":"+journal)),
-				"README.md": []byte(tr.git("show", rev+":README.md")),
+				journal:     []byte(tr.Git("show", rev+":"+journal)),
+				"README.md": []byte(tr.Git("show", rev+":README.md")),
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("ReadFiles = %q, want %q", got, want)
@@ -241,15 +243,15 @@ func TestReadFilesFallsBackToPlumbing(t *testing.T) {
 func TestCommitPathsWithObjectsInAnAlternate(t *testing.T) {
 	t.Parallel()
 	src := newRepo(t)
-	src.commitFiles("vault", map[string]string{journal: "- old entry\n"})
-	dst := filepath.Join(filepath.Dir(src.dir), "shared-clone")
-	gitIn(t, filepath.Dir(src.dir), "clone", "-q", "--shared", src.dir, dst)
-	tr := &testRepo{t: t, dir: dst}
-	tr.commitFiles("unrelated", map[string]string{"x.md": "x\n"})
+	src.Commit("vault", map[string]string{journal: "- old entry\n"})
+	dst := filepath.Join(filepath.Dir(src.Dir), "shared-clone")
+	gittest.GitIn(t, filepath.Dir(src.Dir), "clone", "-q", "--shared", src.Dir, dst)
+	tr := repoAt(t, dst)
+	tr.Commit("unrelated", map[string]string{"x.md": "x\n"})
 	if _, err := tr.open().CommitPaths(context.Background(), journalRequest("- new entry\n")); err != nil {
 		t.Fatalf("CommitPaths: %v", err)
 	}
-	if got := tr.git("show", "HEAD:"+journal); got != "- old entry\n- new entry\n" {
+	if got := tr.Git("show", "HEAD:"+journal); got != "- old entry\n- new entry\n" {
 		t.Errorf("journal = %q, want the old entry kept and the new one appended", got)
 	}
 	tr.fsck()
@@ -263,15 +265,15 @@ func TestReadFilesAfterRepack(t *testing.T) {
 	tr := newRepo(t)
 	r := tr.open()
 	for i := 0; i < 3; i++ {
-		head := tr.commitFiles("round", map[string]string{journal: strings.Repeat("entry\n", i+1)})
+		head := tr.Commit("round", map[string]string{journal: strings.Repeat("entry\n", i+1)})
 		got, err := r.ReadFiles(ctx, head, []string{journal})
 		if err != nil || string(got[journal]) != strings.Repeat("entry\n", i+1) {
 			t.Fatalf("round %d: ReadFiles = %q, %v", i, got, err)
 		}
-		tr.git("repack", "-q", "-a", "-d")
-		tr.git("prune-packed")
+		tr.Git("repack", "-q", "-a", "-d")
+		tr.Git("prune-packed")
 	}
-	old := tr.gitTrim("rev-parse", "HEAD~2")
+	old := tr.GitTrim("rev-parse", "HEAD~2")
 	got, err := r.ReadFiles(ctx, old, []string{journal})
 	if err != nil || string(got[journal]) != "entry\n" {
 		t.Errorf("ReadFiles of an old commit after repacks = %q, %v", got, err)
@@ -284,18 +286,18 @@ func TestReadFilesGoGitMatchesPlumbing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tr := newRepo(t)
-	tr.write("exec.sh", "#!/bin/sh\necho hi\n")
-	if err := os.Chmod(tr.path("exec.sh"), 0o755); err != nil {
+	tr.Write("exec.sh", "#!/bin/sh\necho hi\n")
+	if err := os.Chmod(tr.Path("exec.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("README.md", tr.path("link")); err != nil {
+	if err := os.Symlink("README.md", tr.Path("link")); err != nil {
 		t.Fatal(err)
 	}
-	tr.write("dir/ünï cödé.md", "unicode\n")
-	tr.write("empty", "")
-	tr.git("add", "-A")
-	tr.git("commit", "-q", "-m", "kinds")
-	head := tr.head()
+	tr.Write("dir/ünï cödé.md", "unicode\n")
+	tr.Write("empty", "")
+	tr.Git("add", "-A")
+	tr.Git("commit", "-q", "-m", "kinds")
+	head := tr.Head()
 	r := tr.open()
 	paths := []string{"README.md", "exec.sh", "link", "dir/ünï cödé.md", "empty", "dir", "nope", "dir/nope"}
 	if r.objects() == nil {
@@ -311,7 +313,7 @@ func TestReadFilesGoGitMatchesPlumbing(t *testing.T) {
 	}
 	want := map[string][]byte{}
 	for _, p := range []string{"README.md", "exec.sh", "link", "dir/ünï cödé.md", "empty"} {
-		want[p] = []byte(tr.git("cat-file", "blob", head+":"+p))
+		want[p] = []byte(tr.Git("cat-file", "blob", head+":"+p))
 	}
 	if !reflect.DeepEqual(viaGoGit, want) {
 		t.Errorf("go-git read %q, want %q", viaGoGit, want)
@@ -331,9 +333,9 @@ func TestDiscoverGitDirEnv(t *testing.T) {
 	base, _ = filepath.EvalSymlinks(base)
 	work := filepath.Join(base, "work")
 	store := filepath.Join(base, "store.git")
-	gitIn(t, base, "init", "-q", "--separate-git-dir", store, work)
-	tr := &testRepo{t: t, dir: work}
-	head := tr.commitFiles("initial", map[string]string{"README.md": "hi\n", ".claude/sonmat/journal.md": "j\n"})
+	gittest.GitIn(t, base, "init", "-q", "--separate-git-dir", store, work)
+	tr := repoAt(t, work)
+	head := tr.Commit("initial", map[string]string{"README.md": "hi\n", ".claude/sonmat/journal.md": "j\n"})
 	// A plain .git file would let discovery succeed without the env; remove
 	// it so only GIT_DIR/GIT_WORK_TREE lead to the repository.
 	if err := os.Remove(filepath.Join(work, ".git")); err != nil {

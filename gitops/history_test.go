@@ -11,7 +11,7 @@ func TestLastScribeCommit(t *testing.T) {
 	ctx := context.Background()
 	tr := newRepo(t)
 	r := tr.open()
-	if _, ok, err := r.LastScribeCommit(ctx, tr.head()); ok || err != nil {
+	if _, ok, err := r.LastScribeCommit(ctx, tr.Head()); ok || err != nil {
 		t.Errorf("LastScribeCommit with no scribe commits = %v, %v", ok, err)
 	}
 	if _, ok, err := r.LastScribeCommit(ctx, ""); ok || err != nil {
@@ -27,9 +27,9 @@ func TestLastScribeCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A person's commit that merely looks like scribe's does not count.
-	tr.commitFiles("progress: done by hand", map[string]string{"x.md": "x\n"})
-	tr.commitFiles("mentions Scribe-Mode: in the subject only", map[string]string{"y.md": "y\n"})
-	sc, ok, err := r.LastScribeCommit(ctx, tr.head())
+	tr.Commit("progress: done by hand", map[string]string{"x.md": "x\n"})
+	tr.Commit("mentions Scribe-Mode: in the subject only", map[string]string{"y.md": "y\n"})
+	sc, ok, err := r.LastScribeCommit(ctx, tr.Head())
 	if err != nil || !ok {
 		t.Fatalf("LastScribeCommit = %v, %v", ok, err)
 	}
@@ -39,7 +39,7 @@ func TestLastScribeCommit(t *testing.T) {
 	if want := map[string]string{"Scribe-Mode": "wrap,journal", "Scribe-Covers": "abc..def"}; !reflect.DeepEqual(sc.Trailers, want) {
 		t.Errorf("Trailers = %v, want %v", sc.Trailers, want)
 	}
-	if !r.IsAncestor(ctx, res.SHA, tr.head()) || r.IsAncestor(ctx, tr.head(), res.SHA) {
+	if !r.IsAncestor(ctx, res.SHA, tr.Head()) || r.IsAncestor(ctx, tr.Head(), res.SHA) {
 		t.Errorf("IsAncestor disagrees with history")
 	}
 }
@@ -67,11 +67,11 @@ func TestChangedSince(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tr := newRepo(t)
-	at := tr.commitFiles("cited", map[string]string{"a.md": "a\n", "b.md": "b\n", "c.md": "c\n", "d.md": "d\n"})
-	tr.commitFiles("change a", map[string]string{"a.md": "a2\n"})
-	tr.git("rm", "-q", "d.md")
-	tr.git("commit", "-q", "-m", "remove d")
-	tr.write("b.md", "uncommitted edit\n") // not counted
+	at := tr.Commit("cited", map[string]string{"a.md": "a\n", "b.md": "b\n", "c.md": "c\n", "d.md": "d\n"})
+	tr.Commit("change a", map[string]string{"a.md": "a2\n"})
+	tr.Git("rm", "-q", "d.md")
+	tr.Git("commit", "-q", "-m", "remove d")
+	tr.Write("b.md", "uncommitted edit\n") // not counted
 	r := tr.open()
 	got, err := r.ChangedSince(ctx, at, []string{"a.md", "b.md", "c.md", "d.md", "never.md"})
 	if err != nil {
@@ -86,7 +86,7 @@ func TestChangedSince(t *testing.T) {
 	if _, err := r.ChangedSince(ctx, "0123456789abcdef0123456789abcdef01234567", []string{"a.md"}); err == nil {
 		t.Errorf("ChangedSince with an unknown commit succeeded")
 	}
-	if sha, err := r.ResolveCommit(ctx, "HEAD~1"); err != nil || sha != tr.gitTrim("rev-parse", "HEAD~1") {
+	if sha, err := r.ResolveCommit(ctx, "HEAD~1"); err != nil || sha != tr.GitTrim("rev-parse", "HEAD~1") {
 		t.Errorf("ResolveCommit = %s, %v", sha, err)
 	}
 	if _, err := r.ResolveCommit(ctx, "no-such-rev"); err == nil {

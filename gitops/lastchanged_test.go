@@ -13,10 +13,10 @@ func TestLastChanged(t *testing.T) {
 	if got, err := tr.open().LastChanged(ctx, []string{"a.md"}); err != nil || len(got) != 0 {
 		t.Fatalf("unborn branch: %v, %v", got, err)
 	}
-	tr.commitFiles("one", map[string]string{"a.md": "1", "b.md": "1"})
-	first := tr.gitTrim("log", "-1", "--format=%ct")
-	tr.commitFiles("two", map[string]string{"b.md": "2"})
-	tr.commitFiles("three", map[string]string{"c.md": "3"})
+	tr.Commit("one", map[string]string{"a.md": "1", "b.md": "1"})
+	first := tr.GitTrim("log", "-1", "--format=%ct")
+	tr.Commit("two", map[string]string{"b.md": "2"})
+	tr.Commit("three", map[string]string{"c.md": "3"})
 	got, err := tr.open().LastChanged(ctx, []string{"a.md", "b.md", "never.md"})
 	if err != nil {
 		t.Fatal(err)

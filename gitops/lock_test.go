@@ -20,13 +20,13 @@ func plantHolder(t *testing.T, tr *testRepo, name string, h Holder) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oid := strings.TrimSpace(tr.gitStdin(body, "hash-object", "-w", "--stdin"))
-	tr.git("update-ref", LockRefPrefix+name, oid)
+	oid := strings.TrimSpace(tr.GitStdin(body, "hash-object", "-w", "--stdin"))
+	tr.Git("update-ref", LockRefPrefix+name, oid)
 	return oid
 }
 
 func refValue(tr *testRepo, ref string) string {
-	out, err := tr.gitMayFail("rev-parse", "-q", "--verify", ref)
+	out, err := tr.GitErr("rev-parse", "-q", "--verify", ref)
 	if err != nil {
 		return ""
 	}
@@ -46,11 +46,11 @@ func TestAcquireRelease(t *testing.T) {
 		t.Errorf("lock %+v, ref value %s", l, refValue(tr, l.Ref))
 	}
 	// The ref points at a blob describing the holder.
-	if typ := tr.gitTrim("cat-file", "-t", l.OID); typ != "blob" {
+	if typ := tr.GitTrim("cat-file", "-t", l.OID); typ != "blob" {
 		t.Errorf("lock object is a %s, want a blob", typ)
 	}
 	var h Holder
-	if err := json.Unmarshal([]byte(tr.git("cat-file", "blob", l.OID)), &h); err != nil {
+	if err := json.Unmarshal([]byte(tr.Git("cat-file", "blob", l.OID)), &h); err != nil {
 		t.Fatalf("holder blob: %v", err)
 	}
 	host, _ := os.Hostname()
@@ -62,7 +62,7 @@ func TestAcquireRelease(t *testing.T) {
 		t.Errorf("Locks = %+v, %v", locks, err)
 	}
 	// Lock refs are not branches and never show in status.
-	if st := tr.git("status", "--porcelain=v2"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2"); st != "" {
 		t.Errorf("status = %q", st)
 	}
 	if err := l.Release(ctx); err != nil {
@@ -154,8 +154,8 @@ func TestAcquireHeldLock(t *testing.T) {
 			if tt.holder != nil {
 				old = plantHolder(t, tr, "journal", *tt.holder)
 			} else {
-				old = strings.TrimSpace(tr.gitStdin([]byte("not json"), "hash-object", "-w", "--stdin"))
-				tr.git("update-ref", LockRefPrefix+"journal", old)
+				old = strings.TrimSpace(tr.GitStdin([]byte("not json"), "hash-object", "-w", "--stdin"))
+				tr.Git("update-ref", LockRefPrefix+"journal", old)
 			}
 			l, err := r.Acquire(ctx, "journal", LockOptions{Timeout: 300 * time.Millisecond})
 			if tt.wantTaken {
@@ -272,7 +272,7 @@ func TestWithLocks(t *testing.T) {
 	r := tr.open()
 	var during string
 	err := r.WithLocks(ctx, []string{"status", "journal", "status"}, LockOptions{}, func() error {
-		during = tr.gitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix)
+		during = tr.GitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix)
 		return errors.New("fn failed")
 	})
 	if err == nil || err.Error() != "fn failed" {
@@ -292,7 +292,7 @@ func TestWithLocks(t *testing.T) {
 	if !errors.Is(err, ErrLocked) || ran {
 		t.Errorf("WithLocks with a held lock = %v, ran %v", err, ran)
 	}
-	if got := tr.gitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix); got != LockRefPrefix+"zz" {
+	if got := tr.GitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix); got != LockRefPrefix+"zz" {
 		t.Errorf("locks after a failed WithLocks = %q, want only the planted one", got)
 	}
 }
@@ -306,7 +306,7 @@ func TestAcquireMutualExclusionAcrossProcesses(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "shared.txt")
 	start := time.Now()
 	errs, outs := runHelpers(t, n, "lock", func(int) []string {
-		return []string{"GITOPS_REPO=" + tr.dir, "GITOPS_FILE=" + file, "GITOPS_ITERS=" + string(rune('0'+iters))}
+		return []string{"GITOPS_REPO=" + tr.Dir, "GITOPS_FILE=" + file, "GITOPS_ITERS=" + string(rune('0'+iters))}
 	})
 	t.Logf("%d processes × %d lock round trips took %v", n, iters, time.Since(start))
 	for i, err := range errs {
@@ -367,7 +367,7 @@ func TestAcquireAll(t *testing.T) {
 				t.Fatalf("AcquireAll = %v, want error %v", err, tt.wantErr)
 			}
 			var refs []string
-			for _, line := range strings.Split(tr.gitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix), "\n") {
+			for _, line := range strings.Split(tr.GitTrim("for-each-ref", "--format=%(refname)", LockRefPrefix), "\n") {
 				if line != "" {
 					refs = append(refs, strings.TrimPrefix(line, LockRefPrefix))
 				}
@@ -413,7 +413,7 @@ func TestAcquireAllAcrossProcesses(t *testing.T) {
 	tr := newRepo(t)
 	file := filepath.Join(t.TempDir(), "shared.txt")
 	errs, outs := runHelpers(t, n, "lockset", func(i int) []string {
-		return []string{"GITOPS_REPO=" + tr.dir, "GITOPS_FILE=" + file, "GITOPS_ITERS=2", "GITOPS_LOCKS=" + sets[i%len(sets)]}
+		return []string{"GITOPS_REPO=" + tr.Dir, "GITOPS_FILE=" + file, "GITOPS_ITERS=2", "GITOPS_LOCKS=" + sets[i%len(sets)]}
 	})
 	for i, err := range errs {
 		if err != nil {

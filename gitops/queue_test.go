@@ -49,7 +49,7 @@ func TestQueueRoundTrip(t *testing.T) {
 	if !strings.HasPrefix(r.QueueDir(), r.CommonDir+string(filepath.Separator)) {
 		t.Errorf("QueueDir %s is not under %s", r.QueueDir(), r.CommonDir)
 	}
-	if st := tr.git("status", "--porcelain=v2", "--untracked-files=all", "--ignored"); st != "" {
+	if st := tr.Git("status", "--porcelain=v2", "--untracked-files=all", "--ignored"); st != "" {
 		t.Errorf("status = %q", st)
 	}
 	if err := r.Dequeue(items[:3]); err != nil {
@@ -68,8 +68,8 @@ func TestQueueRoundTrip(t *testing.T) {
 func TestQueueSharedAcrossWorktrees(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	wt := filepath.Join(filepath.Dir(tr.dir), "wt")
-	tr.git("worktree", "add", "-q", "-b", "feature", wt)
+	wt := filepath.Join(filepath.Dir(tr.Dir), "wt")
+	tr.Git("worktree", "add", "-q", "-b", "feature", wt)
 	wr, err := Discover(t.Context(), wt)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestRecordOnceKindStaysInQueue(t *testing.T) {
 	if _, err := r.RecordOnce(kind, "key", 1); err != nil {
 		return // refusing the kind is fine
 	}
-	root := filepath.Dir(tr.dir)
+	root := filepath.Dir(tr.Dir)
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && strings.Contains(d.Name(), "escape") && !strings.HasPrefix(p, r.QueueDir()+string(filepath.Separator)) {
 			t.Errorf("RecordOnce with kind %q wrote outside the queue: %s", kind, p)
@@ -150,7 +150,7 @@ func TestRecordOnceAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	const n = 8
 	tr := newRepo(t)
-	errs, outs := runHelpers(t, n, "recordonce", func(int) []string { return []string{"GITOPS_REPO=" + tr.dir} })
+	errs, outs := runHelpers(t, n, "recordonce", func(int) []string { return []string{"GITOPS_REPO=" + tr.Dir} })
 	first := 0
 	for i, err := range errs {
 		var ee *exec.ExitError

@@ -34,20 +34,20 @@ func TestReadChanges(t *testing.T) {
 			name: "committed rename keeps the old path",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
 				body := strings.Repeat("a line that survives the rename\n", 20)
-				tr.commitFiles("add", map[string]string{"docs/old name.md": body})
-				base := tr.head()
-				tr.git("mv", "docs/old name.md", "docs/new name.md")
-				tr.write("docs/new name.md", body+"one more\n")
-				tr.git("add", "-A")
-				tr.git("commit", "-q", "-m", "rename")
-				return base, tr.head(), nil
+				tr.Commit("add", map[string]string{"docs/old name.md": body})
+				base := tr.Head()
+				tr.Git("mv", "docs/old name.md", "docs/new name.md")
+				tr.Write("docs/new name.md", body+"one more\n")
+				tr.Git("add", "-A")
+				tr.Git("commit", "-q", "-m", "rename")
+				return base, tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				want := []FileChange{{Path: "docs/new name.md", OldPath: "docs/old name.md", Status: "R", Added: 1}}
 				if !reflect.DeepEqual(c.Committed, want) {
 					t.Errorf("Committed = %+v, want %+v", c.Committed, want)
 				}
-				if len(c.Commits) != 1 || c.Commits[0].Subject != "rename" || c.Commits[0].SHA != tr.head() {
+				if len(c.Commits) != 1 || c.Commits[0].Subject != "rename" || c.Commits[0].SHA != tr.Head() {
 					t.Errorf("Commits = %+v, want the rename commit", c.Commits)
 				}
 			},
@@ -55,9 +55,9 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "staged rename",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				tr.commitFiles("add", map[string]string{"a.txt": strings.Repeat("same\n", 30)})
-				tr.git("mv", "a.txt", "b.txt")
-				return "", tr.head(), nil
+				tr.Commit("add", map[string]string{"a.txt": strings.Repeat("same\n", 30)})
+				tr.Git("mv", "a.txt", "b.txt")
+				return "", tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				want := []FileChange{{Path: "b.txt", OldPath: "a.txt", Status: "R"}}
@@ -69,10 +69,10 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "binary files are summarised without counts",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				tr.commitFiles("bin", map[string]string{"img.png": "\x89PNG\x00\x01\x02"})
-				base := tr.head()
-				tr.commitFiles("bin2", map[string]string{"img.png": "\x89PNG\x00\x03\x04\x05", "text.md": "t\n"})
-				return base, tr.head(), nil
+				tr.Commit("bin", map[string]string{"img.png": "\x89PNG\x00\x01\x02"})
+				base := tr.Head()
+				tr.Commit("bin2", map[string]string{"img.png": "\x89PNG\x00\x03\x04\x05", "text.md": "t\n"})
+				return base, tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				got := byPath(c.Committed)
@@ -92,13 +92,13 @@ func TestReadChanges(t *testing.T) {
 				}
 				line := "plain text line that is not binary at all\n"
 				big := strings.Repeat(line, (9<<20)/len(line)+1)
-				tr.commitFiles("big", map[string]string{"big.log": big})
-				base := tr.head()
-				tr.write("big.log", big+"tail\n")
-				tr.git("add", "big.log")
-				tr.git("commit", "-q", "-m", "bigger")
-				tr.write("big.log", big+"tail\nunstaged\n")
-				return base, tr.head(), nil
+				tr.Commit("big", map[string]string{"big.log": big})
+				base := tr.Head()
+				tr.Write("big.log", big+"tail\n")
+				tr.Git("add", "big.log")
+				tr.Git("commit", "-q", "-m", "bigger")
+				tr.Write("big.log", big+"tail\nunstaged\n")
+				return base, tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				for name, set := range map[string][]FileChange{"Committed": c.Committed, "Unstaged": c.Unstaged} {
@@ -112,16 +112,16 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "staged, unstaged and untracked are kept apart",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				tr.commitFiles("files", map[string]string{"a.md": "a\n", "b.md": "b1\nb2\nb3\n", "gone.md": "x\n"})
-				tr.write("a.md", "a\nstaged\n")
-				tr.git("add", "a.md")
-				tr.write("b.md", "b1\nb3\nunstaged\n")
-				tr.write("c.md", "untracked\n")
-				tr.write("newdir/d.md", "untracked too\n")
-				tr.write("ignored.tmp", "ignored\n")
-				tr.write(".gitignore", "*.tmp\n")
-				tr.git("rm", "-q", "gone.md")
-				return "", tr.head(), nil
+				tr.Commit("files", map[string]string{"a.md": "a\n", "b.md": "b1\nb2\nb3\n", "gone.md": "x\n"})
+				tr.Write("a.md", "a\nstaged\n")
+				tr.Git("add", "a.md")
+				tr.Write("b.md", "b1\nb3\nunstaged\n")
+				tr.Write("c.md", "untracked\n")
+				tr.Write("newdir/d.md", "untracked too\n")
+				tr.Write("ignored.tmp", "ignored\n")
+				tr.Write(".gitignore", "*.tmp\n")
+				tr.Git("rm", "-q", "gone.md")
+				return "", tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				wantStaged := map[string]FileChange{
@@ -151,15 +151,15 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "excluded paths are left out everywhere",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				base := tr.head()
-				tr.commitFiles("vault", map[string]string{".claude/sonmat/journal.md": "j\n", "src.go": "package x\n", "progress.md": "p\n"})
-				tr.write(".claude/sonmat/journal.md", "j\nstaged\n")
-				tr.git("add", "-A")
-				tr.write(".claude/sonmat/journal.md", "j\nstaged\nunstaged\n")
-				tr.write(".claude/sonmat/bridge-note.md", "untracked\n")
-				tr.write("progress.md", "p\nunstaged\n")
-				tr.write("user.md", "untracked\n")
-				return base, tr.head(), []string{".claude/sonmat", "progress.md"}
+				base := tr.Head()
+				tr.Commit("vault", map[string]string{".claude/sonmat/journal.md": "j\n", "src.go": "package x\n", "progress.md": "p\n"})
+				tr.Write(".claude/sonmat/journal.md", "j\nstaged\n")
+				tr.Git("add", "-A")
+				tr.Write(".claude/sonmat/journal.md", "j\nstaged\nunstaged\n")
+				tr.Write(".claude/sonmat/bridge-note.md", "untracked\n")
+				tr.Write("progress.md", "p\nunstaged\n")
+				tr.Write("user.md", "untracked\n")
+				return base, tr.Head(), []string{".claude/sonmat", "progress.md"}
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				for _, p := range c.Files() {
@@ -178,13 +178,13 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "root commit diffs against the empty tree",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				return "", tr.head(), nil
+				return "", tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				if c.Base != EmptyTree {
 					t.Errorf("Base = %s, want the empty tree %s", c.Base, EmptyTree)
 				}
-				if want := []Commit{{SHA: tr.head(), Subject: "initial"}}; !reflect.DeepEqual(c.Commits, want) {
+				if want := []Commit{{SHA: tr.Head(), Subject: "initial"}}; !reflect.DeepEqual(c.Commits, want) {
 					t.Errorf("Commits = %+v, want %+v", c.Commits, want)
 				}
 				if want := []FileChange{{Path: "README.md", Status: "A", Added: 1}}; !reflect.DeepEqual(c.Committed, want) {
@@ -195,12 +195,12 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "empty base means the parent",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				tr.commitFiles("one", map[string]string{"one.md": "1\n"})
-				tr.commitFiles("two", map[string]string{"two.md": "2\n"})
-				return "", tr.head(), nil
+				tr.Commit("one", map[string]string{"one.md": "1\n"})
+				tr.Commit("two", map[string]string{"two.md": "2\n"})
+				return "", tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
-				if c.Base != tr.gitTrim("rev-parse", "HEAD~1") {
+				if c.Base != tr.GitTrim("rev-parse", "HEAD~1") {
 					t.Errorf("Base = %s, want HEAD~1", c.Base)
 				}
 				if len(c.Commits) != 1 || c.Commits[0].Subject != "two" {
@@ -214,11 +214,11 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "commit range oldest first",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				base := tr.head()
+				base := tr.Head()
 				for _, s := range []string{"c1", "c2", "c3"} {
-					tr.commitFiles(s, map[string]string{s + ".md": s + "\n"})
+					tr.Commit(s, map[string]string{s + ".md": s + "\n"})
 				}
-				return base, tr.head(), nil
+				return base, tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				var subj []string
@@ -236,8 +236,8 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "odd path names",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				base := tr.head()
-				tr.commitFiles("odd", map[string]string{
+				base := tr.Head()
+				tr.Commit("odd", map[string]string{
 					"with space.md":     "1\n",
 					"ünï cödé/日本.md":    "2\n",
 					":colon-first.md":   "3\n",
@@ -248,12 +248,12 @@ func TestReadChanges(t *testing.T) {
 					"semi;colon&amp.md": "8\n",
 					"emoji-🚀.md":        "9\n",
 				})
-				head := tr.head()
-				tr.git("mv", "with space.md", "still with space.md")
-				tr.write(":colon-first.md", "3\nstaged\n")
-				tr.git("--literal-pathspecs", "add", ":colon-first.md")
-				tr.write("ünï cödé/日本.md", "2\nunstaged\n")
-				tr.write("new ünï.md", "untracked\n")
+				head := tr.Head()
+				tr.Git("mv", "with space.md", "still with space.md")
+				tr.Write(":colon-first.md", "3\nstaged\n")
+				tr.Git("--literal-pathspecs", "add", ":colon-first.md")
+				tr.Write("ünï cödé/日本.md", "2\nunstaged\n")
+				tr.Write("new ünï.md", "untracked\n")
 				return base, head, nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
@@ -282,16 +282,16 @@ func TestReadChanges(t *testing.T) {
 		{
 			name: "deleted and typechanged files",
 			setup: func(t *testing.T, tr *testRepo) (string, string, []string) {
-				tr.commitFiles("files", map[string]string{"del.md": "a\nb\n", "tc.md": "x\n"})
-				base := tr.head()
-				tr.git("rm", "-q", "del.md")
-				os.Remove(tr.path("tc.md"))
-				if err := os.Symlink("README.md", tr.path("tc.md")); err != nil {
+				tr.Commit("files", map[string]string{"del.md": "a\nb\n", "tc.md": "x\n"})
+				base := tr.Head()
+				tr.Git("rm", "-q", "del.md")
+				os.Remove(tr.Path("tc.md"))
+				if err := os.Symlink("README.md", tr.Path("tc.md")); err != nil {
 					t.Fatal(err)
 				}
-				tr.git("add", "tc.md")
-				tr.git("commit", "-q", "-m", "del")
-				return base, tr.head(), nil
+				tr.Git("add", "tc.md")
+				tr.Git("commit", "-q", "-m", "del")
+				return base, tr.Head(), nil
 			},
 			check: func(t *testing.T, tr *testRepo, c Changes) {
 				got := byPath(c.Committed)
@@ -327,9 +327,9 @@ func TestReadChanges(t *testing.T) {
 func TestReadChangesUnborn(t *testing.T) {
 	t.Parallel()
 	tr := newEmptyRepo(t)
-	tr.write("a.md", "a\n")
-	tr.write("b.md", "b\n")
-	tr.git("add", "a.md")
+	tr.Write("a.md", "a\n")
+	tr.Write("b.md", "b\n")
+	tr.Git("add", "a.md")
 	c, err := tr.open().ReadChanges(context.Background(), "", "", nil)
 	if err != nil {
 		t.Fatalf("ReadChanges: %v", err)
@@ -349,23 +349,23 @@ func TestReadChangesSubmodule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	lib := newRepo(t)
-	lib.commitFiles("lib", map[string]string{"lib.go": "package lib\n"})
+	lib.Commit("lib", map[string]string{"lib.go": "package lib\n"})
 
 	tr := newRepo(t)
-	tr.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/lib")
-	tr.git("commit", "-q", "-m", "add submodule")
-	base := tr.head()
+	tr.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.Dir, "vendor/lib")
+	tr.Git("commit", "-q", "-m", "add submodule")
+	base := tr.Head()
 
-	sub := &testRepo{t: t, dir: tr.path("vendor/lib")}
-	sub.commitFiles("lib 2", map[string]string{"lib.go": "package lib\n\nconst V = 2\n"})
-	tr.git("add", "vendor/lib")
-	tr.git("commit", "-q", "-m", "bump submodule")
-	head := tr.head()
+	sub := repoAt(t, tr.Path("vendor/lib"))
+	sub.Commit("lib 2", map[string]string{"lib.go": "package lib\n\nconst V = 2\n"})
+	tr.Git("add", "vendor/lib")
+	tr.Git("commit", "-q", "-m", "bump submodule")
+	head := tr.Head()
 	// Move it again without staging: an unstaged submodule change.
-	sub.commitFiles("lib 3", map[string]string{"lib.go": "package lib\n\nconst V = 3\n"})
+	sub.Commit("lib 3", map[string]string{"lib.go": "package lib\n\nconst V = 3\n"})
 	// Dirty content inside the submodule is not descended into.
-	sub.write("scratch.txt", "dirty\n")
-	sub.write("lib.go", "edited\n")
+	sub.Write("scratch.txt", "dirty\n")
+	sub.Write("lib.go", "edited\n")
 
 	c, err := tr.open().ReadChanges(ctx, base, head, nil)
 	if err != nil {
@@ -504,12 +504,12 @@ func TestParseRawNumstat(t *testing.T) {
 func TestParseRawNumstatMatchesGit(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
-	tr.commitFiles("files", map[string]string{"old name.txt": strings.Repeat("keep\n", 10), "bin": "\x00\x01", ":colon": "c\n"})
-	tr.git("mv", "old name.txt", "new name.txt")
-	tr.write("bin", "\x00\x02")
-	tr.write(":colon", "c\nd\n")
-	tr.git("add", "-A")
-	out := tr.git("diff", "--cached", "--raw", "--numstat", "-z", "-M")
+	tr.Commit("files", map[string]string{"old name.txt": strings.Repeat("keep\n", 10), "bin": "\x00\x01", ":colon": "c\n"})
+	tr.Git("mv", "old name.txt", "new name.txt")
+	tr.Write("bin", "\x00\x02")
+	tr.Write(":colon", "c\nd\n")
+	tr.Git("add", "-A")
+	out := tr.Git("diff", "--cached", "--raw", "--numstat", "-z", "-M")
 	got, err := parseRawNumstat([]byte(out))
 	if err != nil {
 		t.Fatalf("parseRawNumstat(%q): %v", out, err)

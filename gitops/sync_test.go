@@ -8,15 +8,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/git-scribe/git-scribe/internal/gittest"
 )
 
 // newBareRemote is a bare repository seeded with one commit on main.
 func newBareRemote(t *testing.T) string {
 	t.Helper()
 	seed := newRepo(t)
-	seed.commitFiles("journal", map[string]string{"journal.md": "# Journal\n\n## e0\nbase\n"})
+	seed.Commit("journal", map[string]string{"journal.md": "# Journal\n\n## e0\nbase\n"})
 	bare := filepath.Join(t.TempDir(), "remote.git")
-	gitIn(t, filepath.Dir(bare), "clone", "-q", "--bare", seed.dir, bare)
+	gittest.GitIn(t, filepath.Dir(bare), "clone", "-q", "--bare", seed.Dir, bare)
 	return bare
 }
 
@@ -24,12 +26,12 @@ func newBareRemote(t *testing.T) string {
 func cloneOf(t *testing.T, remote string) *testRepo {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	gitIn(t, filepath.Dir(dir), "clone", "-q", remote, dir)
+	gittest.GitIn(t, filepath.Dir(dir), "clone", "-q", remote, dir)
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testRepo{t: t, dir: real}
+	return repoAt(t, real)
 }
 
 // unionLines is a test resolver: ours, then theirs' lines ours lacks.
@@ -59,14 +61,14 @@ func TestSyncReplaysOntoRemoteAndKeepsUserWork(t *testing.T) {
 	remote := newBareRemote(t)
 	a, b := cloneOf(t, remote), cloneOf(t, remote)
 
-	a.commitFiles("progress: a", map[string]string{"journal.md": a.read("journal.md") + "\n## ea\nfrom a\n", "a.txt": "a\n"})
-	a.git("push", "-q")
-	b.commitFiles("progress: b", map[string]string{"journal.md": b.read("journal.md") + "\n## eb\nfrom b\n"})
+	a.Commit("progress: a", map[string]string{"journal.md": a.Read("journal.md") + "\n## ea\nfrom a\n", "a.txt": "a\n"})
+	a.Git("push", "-q")
+	b.Commit("progress: b", map[string]string{"journal.md": b.Read("journal.md") + "\n## eb\nfrom b\n"})
 	// The user's own work in b: staged, unstaged, untracked.
-	b.write("README.md", "# staged\n")
-	b.git("add", "README.md")
-	b.write("README.md", "# staged and then edited\n")
-	b.write("notes.txt", "untracked\n")
+	b.Write("README.md", "# staged\n")
+	b.Git("add", "README.md")
+	b.Write("README.md", "# staged and then edited\n")
+	b.Write("notes.txt", "untracked\n")
 	before := b.snapshot()
 
 	rep, err := b.open().Sync(ctx, syncOpts())
@@ -79,24 +81,24 @@ func TestSyncReplaysOntoRemoteAndKeepsUserWork(t *testing.T) {
 	if rep.Fetched != 1 || rep.Pushed != 1 {
 		t.Errorf("fetched %d, pushed %d; want 1 (a's commit) and 1", rep.Fetched, rep.Pushed)
 	}
-	j := b.read("journal.md")
+	j := b.Read("journal.md")
 	if !strings.Contains(j, "from a") || !strings.Contains(j, "from b") || strings.Index(j, "from a") > strings.Index(j, "from b") {
 		t.Errorf("journal after sync:\n%s", j)
 	}
-	if b.read("a.txt") != "a\n" {
+	if b.Read("a.txt") != "a\n" {
 		t.Errorf("a.txt was not checked out")
 	}
 	after := b.snapshot()
 	if before.cached != after.cached || before.unstaged != after.unstaged {
 		t.Errorf("user work changed:\nbefore %+v\nafter  %+v", before, after)
 	}
-	if b.read("notes.txt") != "untracked\n" {
+	if b.Read("notes.txt") != "untracked\n" {
 		t.Errorf("untracked file changed")
 	}
-	if got := gitIn(t, remote, "rev-parse", "main"); strings.TrimSpace(got) != b.head() {
-		t.Errorf("remote main %s, local %s", got, b.head())
+	if got := gittest.GitIn(t, remote, "rev-parse", "main"); strings.TrimSpace(got) != b.Head() {
+		t.Errorf("remote main %s, local %s", got, b.Head())
 	}
-	if n := b.gitTrim("rev-list", "--merges", "--count", "HEAD"); n != "0" {
+	if n := b.GitTrim("rev-list", "--merges", "--count", "HEAD"); n != "0" {
 		t.Errorf("history has %s merges, want linear", n)
 	}
 	if l := b.lockRefs(); l != "" {
@@ -106,8 +108,8 @@ func TestSyncReplaysOntoRemoteAndKeepsUserWork(t *testing.T) {
 
 	// a comes along by fast-forward; a second sync moves nothing.
 	rep, err = a.open().Sync(ctx, syncOpts())
-	if err != nil || a.head() != b.head() || len(rep.Replayed) != 0 {
-		t.Fatalf("a's sync: %v, head %s want %s, report %+v", err, a.head(), b.head(), rep)
+	if err != nil || a.Head() != b.Head() || len(rep.Replayed) != 0 {
+		t.Fatalf("a's sync: %v, head %s want %s, report %+v", err, a.Head(), b.Head(), rep)
 	}
 	rep, err = a.open().Sync(ctx, syncOpts())
 	if err != nil || rep.Pushed != 0 || rep.Fetched != 0 {
@@ -120,10 +122,10 @@ func TestSyncStopsOnConflictWithNothingChanged(t *testing.T) {
 	ctx := context.Background()
 	remote := newBareRemote(t)
 	a, b := cloneOf(t, remote), cloneOf(t, remote)
-	a.commitFiles("a", map[string]string{"README.md": "# from a\n"})
-	a.git("push", "-q")
-	b.commitFiles("b", map[string]string{"README.md": "# from b\n"})
-	head, remoteHead := b.head(), strings.TrimSpace(gitIn(t, remote, "rev-parse", "main"))
+	a.Commit("a", map[string]string{"README.md": "# from a\n"})
+	a.Git("push", "-q")
+	b.Commit("b", map[string]string{"README.md": "# from b\n"})
+	head, remoteHead := b.Head(), strings.TrimSpace(gittest.GitIn(t, remote, "rev-parse", "main"))
 	before := b.snapshot()
 
 	_, err := b.open().Sync(ctx, syncOpts())
@@ -131,7 +133,7 @@ func TestSyncStopsOnConflictWithNothingChanged(t *testing.T) {
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "conflicts in README.md") || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("Sync = %v, want a refusal naming README.md", err)
 	}
-	if b.head() != head || strings.TrimSpace(gitIn(t, remote, "rev-parse", "main")) != remoteHead {
+	if b.Head() != head || strings.TrimSpace(gittest.GitIn(t, remote, "rev-parse", "main")) != remoteHead {
 		t.Errorf("a refused sync moved a branch")
 	}
 	if after := b.snapshot(); after != before {
@@ -147,16 +149,16 @@ func TestSyncRefusesToOverwriteUncommittedEdits(t *testing.T) {
 	ctx := context.Background()
 	remote := newBareRemote(t)
 	a, b := cloneOf(t, remote), cloneOf(t, remote)
-	a.commitFiles("a", map[string]string{"README.md": "# from a\n"})
-	a.git("push", "-q")
-	b.write("README.md", "# my edit\n")
-	head := b.head()
+	a.Commit("a", map[string]string{"README.md": "# from a\n"})
+	a.Git("push", "-q")
+	b.Write("README.md", "# my edit\n")
+	head := b.Head()
 	_, err := b.open().Sync(ctx, syncOpts())
 	var re *SyncRefusedError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "uncommitted changes") {
 		t.Fatalf("Sync = %v, want a refusal about uncommitted changes", err)
 	}
-	if b.head() != head || b.read("README.md") != "# my edit\n" {
+	if b.Head() != head || b.Read("README.md") != "# my edit\n" {
 		t.Errorf("refused sync changed the branch or the user's file")
 	}
 }
@@ -171,24 +173,24 @@ func TestSyncRefusals(t *testing.T) {
 	}{
 		{"no upstream", func(t *testing.T) *testRepo {
 			c := cloneOf(t, newBareRemote(t))
-			c.git("checkout", "-q", "-b", "topic")
+			c.Git("checkout", "-q", "-b", "topic")
 			return c
 		}, "has no upstream"},
 		{"detached", func(t *testing.T) *testRepo {
 			c := cloneOf(t, newBareRemote(t))
-			c.git("checkout", "-q", "--detach")
+			c.Git("checkout", "-q", "--detach")
 			return c
 		}, "HEAD is detached"},
 		{"merge in local commits", func(t *testing.T) *testRepo {
 			remote := newBareRemote(t)
 			a, c := cloneOf(t, remote), cloneOf(t, remote)
-			a.commitFiles("a", map[string]string{"a.txt": "a\n"})
-			a.git("push", "-q")
-			c.git("checkout", "-q", "-b", "side")
-			c.commitFiles("side", map[string]string{"s.txt": "s\n"})
-			c.git("checkout", "-q", "main")
-			c.commitFiles("main", map[string]string{"m.txt": "m\n"})
-			c.git("merge", "-q", "--no-edit", "side")
+			a.Commit("a", map[string]string{"a.txt": "a\n"})
+			a.Git("push", "-q")
+			c.Git("checkout", "-q", "-b", "side")
+			c.Commit("side", map[string]string{"s.txt": "s\n"})
+			c.Git("checkout", "-q", "main")
+			c.Commit("main", map[string]string{"m.txt": "m\n"})
+			c.Git("merge", "-q", "--no-edit", "side")
 			return c
 		}, "merge"},
 	}
@@ -209,8 +211,8 @@ func TestSyncPublishesScribeRefsButNeverLocks(t *testing.T) {
 	ctx := context.Background()
 	remote := newBareRemote(t)
 	a, b := cloneOf(t, remote), cloneOf(t, remote)
-	oid := strings.TrimSpace(a.gitStdin([]byte("mark\n"), "hash-object", "-w", "--stdin"))
-	a.git("update-ref", "refs/scribe/marks/handoff", oid)
+	oid := strings.TrimSpace(a.GitStdin([]byte("mark\n"), "hash-object", "-w", "--stdin"))
+	a.Git("update-ref", "refs/scribe/marks/handoff", oid)
 	held, err := a.open().Acquire(ctx, "journal", LockOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +225,7 @@ func TestSyncPublishesScribeRefsButNeverLocks(t *testing.T) {
 	if len(rep.RefsPushed) != 1 || rep.RefsPushed[0] != "refs/scribe/marks/handoff" {
 		t.Errorf("refs pushed = %v", rep.RefsPushed)
 	}
-	refs := gitIn(t, remote, "for-each-ref", "--format=%(refname)", "refs/scribe/")
+	refs := gittest.GitIn(t, remote, "for-each-ref", "--format=%(refname)", "refs/scribe/")
 	if strings.TrimSpace(refs) != "refs/scribe/marks/handoff" {
 		t.Errorf("remote scribe refs = %q, want only the mark (never a local lock)", refs)
 	}
@@ -232,7 +234,7 @@ func TestSyncPublishesScribeRefsButNeverLocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := b.gitTrim("rev-parse", "refs/scribe/remotes/origin/marks/handoff"); got != oid {
+	if got := b.GitTrim("rev-parse", "refs/scribe/remotes/origin/marks/handoff"); got != oid {
 		t.Errorf("b tracks %s, want %s", got, oid)
 	}
 	if len(rep.RefsFetched) != 1 || rep.RefsFetched[0].New != oid {
@@ -251,7 +253,7 @@ func TestRemoteLock(t *testing.T) {
 	if err != nil {
 		t.Fatalf("acquire: %v", err)
 	}
-	refs := strings.Fields(gitIn(t, remote, "for-each-ref", "--format=%(refname)", LockRefPrefix))
+	refs := strings.Fields(gittest.GitIn(t, remote, "for-each-ref", "--format=%(refname)", LockRefPrefix))
 	if len(refs) != 2 {
 		t.Fatalf("remote locks = %v", refs)
 	}
@@ -262,13 +264,13 @@ func TestRemoteLock(t *testing.T) {
 	if !errors.As(err, &rle) || !errors.Is(err, ErrLocked) || rle.Name != "bridge" || rle.Holder == nil {
 		t.Fatalf("contended acquire = %v, want the holder of bridge", err)
 	}
-	if got := gitIn(t, remote, "for-each-ref", LockRefPrefix+"progress"); got != "" {
+	if got := gittest.GitIn(t, remote, "for-each-ref", LockRefPrefix+"progress"); got != "" {
 		t.Errorf("a failed acquire left %s", got)
 	}
 	if err := la.Release(ctx); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if got := gitIn(t, remote, "for-each-ref", LockRefPrefix); got != "" {
+	if got := gittest.GitIn(t, remote, "for-each-ref", LockRefPrefix); got != "" {
 		t.Errorf("locks left after release: %s", got)
 	}
 
@@ -285,13 +287,13 @@ func TestRemoteLock(t *testing.T) {
 	if err := old.Release(ctx); err != nil {
 		t.Errorf("releasing a lock that was taken over: %v", err)
 	}
-	if got := strings.TrimSpace(gitIn(t, remote, "rev-parse", LockRefPrefix+"journal")); got != nw.OID {
+	if got := strings.TrimSpace(gittest.GitIn(t, remote, "rev-parse", LockRefPrefix+"journal")); got != nw.OID {
 		t.Errorf("remote lock = %s, want the new holder %s", got, nw.OID)
 	}
 	nw.Release(ctx)
 
 	// Unreachable: fails at once, clearly.
-	b.git("remote", "add", "gone", filepath.Join(t.TempDir(), "nowhere.git"))
+	b.Git("remote", "add", "gone", filepath.Join(t.TempDir(), "nowhere.git"))
 	start := time.Now()
 	_, err = rb.AcquireRemote(ctx, "gone", []string{"journal"}, LockOptions{})
 	if !errors.Is(err, ErrRemoteUnreachable) || !strings.Contains(err.Error(), "cannot reach remote gone") {
@@ -306,8 +308,8 @@ func TestCommitPathsWithUnreachableRemoteLockDefers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := cloneOf(t, newBareRemote(t))
-	c.git("remote", "set-url", "origin", filepath.Join(t.TempDir(), "nowhere.git"))
-	head := c.head()
+	c.Git("remote", "set-url", "origin", filepath.Join(t.TempDir(), "nowhere.git"))
+	head := c.Head()
 	_, err := c.open().CommitPaths(ctx, CommitRequest{
 		Paths: []string{"journal.md"}, Locks: []string{"journal"}, RemoteLock: "origin",
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
@@ -319,10 +321,10 @@ func TestCommitPathsWithUnreachableRemoteLockDefers(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(de.Reason, "cannot reach remote origin") {
 		t.Fatalf("CommitPaths = %v, want a deferral naming the unreachable remote", err)
 	}
-	if c.head() != head || c.lockRefs() != "" {
+	if c.Head() != head || c.lockRefs() != "" {
 		t.Errorf("a deferred commit moved the branch or left a lock")
 	}
-	if _, err := os.Stat(c.path("journal.md")); err != nil {
+	if _, err := os.Stat(c.Path("journal.md")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -373,7 +375,7 @@ func TestSyncRetriesWhenThePushLosesARace(t *testing.T) {
 	for i := range clones {
 		clones[i] = cloneOf(t, remote)
 		c := clones[i]
-		c.commitFiles("progress: entry", map[string]string{"journal.md": c.read("journal.md") + "\n## e" + string(rune('a'+i)) + "\nline\n"})
+		c.Commit("progress: entry", map[string]string{"journal.md": c.Read("journal.md") + "\n## e" + string(rune('a'+i)) + "\nline\n"})
 	}
 	// No remote lock: the pushes race, and the losers fetch, replay and
 	// push again.
@@ -390,13 +392,13 @@ func TestSyncRetriesWhenThePushLosesARace(t *testing.T) {
 			t.Errorf("Sync: %v", err)
 		}
 	}
-	j := gitIn(t, remote, "show", "main:journal.md")
+	j := gittest.GitIn(t, remote, "show", "main:journal.md")
 	for i := 0; i < n; i++ {
 		if c := strings.Count(j, "## e"+string(rune('a'+i))+"\n"); c != 1 {
 			t.Errorf("entry %c appears %d times in\n%s", 'a'+i, c, j)
 		}
 	}
-	if m := strings.TrimSpace(gitIn(t, remote, "rev-list", "--merges", "--count", "main")); m != "0" {
+	if m := strings.TrimSpace(gittest.GitIn(t, remote, "rev-list", "--merges", "--count", "main")); m != "0" {
 		t.Errorf("%s merges on the remote", m)
 	}
 }

@@ -92,7 +92,7 @@ func TestCollectTranscripts(t *testing.T) {
 			if len(q) != len(res.Queued) || len(warns) != 0 {
 				t.Errorf("queue %d (%v), want %d", len(q), warns, len(res.Queued))
 			}
-			if ts.userWork() != before || ts.commits() != n || ts.exists(".claude") {
+			if ts.userWork() != before || ts.commits() != n || ts.Exists(".claude") {
 				t.Error("collect wrote to the repository")
 			}
 			again := collectSession(t, ts, tt.file, TriggerSessionWrap)
@@ -217,7 +217,7 @@ func TestValidator(t *testing.T) {
 		t.Errorf("dropped %+v", res.Dropped)
 	}
 	// A memory on the same subject: overlap band against it.
-	ts.write(".claude/memory/tacit/indent.md", RenderRecord(Record{Name: "Indentation", Description: "d", Type: TypeTacit, CandidateID: "aaaaaaaaaaaa",
+	ts.Write(".claude/memory/tacit/indent.md", RenderRecord(Record{Name: "Indentation", Description: "d", Type: TypeTacit, CandidateID: "aaaaaaaaaaaa",
 		PromotedAt: "2026-01-01T00:00:00+00:00", SourceTurn: 1}, "# Indentation\n\nGo files use tabs for indentation, gofmt enforces it.\n"))
 	near := []Analyzer{fixedAnalyzer{det: DetectorTacit, out: []Candidate{cand(TypeTacit, "Indentation", "Go files use tabs for indentation; gofmt enforces it.")}}}
 	res, _ = ts.Collect(context.Background(), snap, Pipeline{Analyzers: near})
@@ -236,7 +236,7 @@ func TestValidator(t *testing.T) {
 		t.Errorf("judge failure not reported: %q", res.Warnings)
 	}
 	// A broken memory file is reported, not fatal.
-	ts.write(".claude/memory/tacit/broken.md", "no frontmatter\n")
+	ts.Write(".claude/memory/tacit/broken.md", "no frontmatter\n")
 	res, _ = ts.Collect(context.Background(), snap, Pipeline{Analyzers: []Analyzer{fixedAnalyzer{det: DetectorTacit, out: []Candidate{cand(TypeTacit, "New", "Something new entirely about release trains.")}}}})
 	if len(res.Queued) != 1 || !strings.Contains(strings.Join(res.Warnings, "\n"), "broken.md") {
 		t.Errorf("broken memory: %+v %q", res.Queued, res.Warnings)
@@ -246,9 +246,9 @@ func TestValidator(t *testing.T) {
 func TestGateFlow(t *testing.T) {
 	t.Parallel()
 	ts := newTestStore(t)
-	ts.write("CLAUDE.md", "# mine\n")
-	ts.write("wip.txt", "uncommitted\n")
-	ts.git("add", "CLAUDE.md")
+	ts.Write("CLAUDE.md", "# mine\n")
+	ts.Write("wip.txt", "uncommitted\n")
+	ts.GitTrim("add", "CLAUDE.md")
 	before := ts.userWork()
 	res := collectSession(t, ts, "en_session.jsonl", TriggerSessionWrap)
 	corr := byDetector(res.Queued)[DetectorCorrection][0]
@@ -277,7 +277,7 @@ func TestGateFlow(t *testing.T) {
 	if ts.commits() != n+1 {
 		t.Fatalf("want exactly one commit, got %d", ts.commits()-n)
 	}
-	msg := ts.git("log", "-1", "--format=%B")
+	msg := ts.GitTrim("log", "-1", "--format=%B")
 	for _, want := range []string{"progress: memory +1 -1 (compound)", "Scribe-Mode: compound", "Scribe-Confirmed: yes", "Scribe-Candidates: "} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("commit message lacks %q:\n%s", want, msg)
@@ -287,7 +287,7 @@ func TestGateFlow(t *testing.T) {
 	if !strings.HasPrefix(p, ".claude/memory/corrections/") {
 		t.Errorf("a user correction promoted to %s", p)
 	}
-	data := ts.read(p)
+	data := ts.Read(p)
 	if errs := SchemaErrors([]byte(data), "corrections", false); len(errs) > 0 {
 		t.Errorf("schema: %v\n%s", errs, data)
 	}
@@ -295,15 +295,15 @@ func TestGateFlow(t *testing.T) {
 	if rec.CandidateID != corr.ID || rec.PromotedAt != "2026-01-02T03:04:05+00:00" || rec.TriggerSource != TriggerSessionWrap || !strings.HasPrefix(body, "# "+rec.Name+"\n") {
 		t.Errorf("record %+v\n%s", rec, body)
 	}
-	ix := ParseIndex(ts.read(".claude/memory/MEMORY.md"))
+	ix := ParseIndex(ts.Read(".claude/memory/MEMORY.md"))
 	if len(ix.Entries) != 1 || ix.Entries[0].Path != strings.TrimPrefix(p, ".claude/memory/") || len(ix.Malformed) != 0 {
 		t.Errorf("index %+v", ix)
 	}
 	rej := ".claude/memory/corrections/_rejected/" + tacit.ID + ".md"
-	if !ts.exists(rej) || !strings.Contains(ts.read(".claude/memory/corrections/_rejected/_rejections.log"), "\trejected\t"+tacit.ID+"\ttacit\t") {
+	if !ts.Exists(rej) || !strings.Contains(ts.Read(".claude/memory/corrections/_rejected/_rejections.log"), "\trejected\t"+tacit.ID+"\ttacit\t") {
 		t.Error("rejection history not written")
 	}
-	if got := ts.git("show", "--name-only", "--format=", "HEAD"); strings.Count(got, "\n")+1 != 4 {
+	if got := ts.GitTrim("show", "--name-only", "--format=", "HEAD"); strings.Count(got, "\n")+1 != 4 {
 		t.Errorf("commit touches %q, want the record, the index, the rejection and the log", got)
 	}
 	if ts.userWork() != before {
@@ -339,10 +339,10 @@ func TestGateEditAndCollision(t *testing.T) {
 	ts := newTestStore(t)
 	c := cand(TypeTacit, "Release trains", "Releases leave every Tuesday.")
 	slugPath := ".claude/memory/tacit/release-trains.md"
-	ts.write(slugPath, "# Mine\n\nmy own note, committed\n")
-	ts.git("add", "-A")
-	ts.git("commit", "-q", "-m", "my note")
-	ts.write(".claude/memory/tacit/release-trains-"+CandidateID(TypeTacit, c.Content)[:8]+".md", "untracked, also mine\n")
+	ts.Write(slugPath, "# Mine\n\nmy own note, committed\n")
+	ts.GitTrim("add", "-A")
+	ts.GitTrim("commit", "-q", "-m", "my note")
+	ts.Write(".claude/memory/tacit/release-trains-"+CandidateID(TypeTacit, c.Content)[:8]+".md", "untracked, also mine\n")
 	snap, _, _ := ts.Intake([]Turn{{0, RoleUser, "x"}}, TriggerManual, "s", "", 0)
 	if _, err := ts.Collect(context.Background(), snap, Pipeline{Analyzers: []Analyzer{fixedAnalyzer{det: DetectorTacit, out: []Candidate{c}}}}); err != nil {
 		t.Fatal(err)
@@ -356,10 +356,10 @@ func TestGateEditAndCollision(t *testing.T) {
 	if gr.Promoted[0].Path != want {
 		t.Errorf("collision: promoted to %s, want %s", gr.Promoted[0].Path, want)
 	}
-	if ts.read(slugPath) != "# Mine\n\nmy own note, committed\n" || ts.read(".claude/memory/tacit/release-trains-"+id[:8]+".md") != "untracked, also mine\n" {
+	if ts.Read(slugPath) != "# Mine\n\nmy own note, committed\n" || ts.Read(".claude/memory/tacit/release-trains-"+id[:8]+".md") != "untracked, also mine\n" {
 		t.Error("an existing file was overwritten")
 	}
-	rec, body, _ := ParseRecord([]byte(ts.read(want)))
+	rec, body, _ := ParseRecord([]byte(ts.Read(want)))
 	if !rec.Edited || !strings.Contains(body, "at 10:00 KST") || strings.Contains(body, "ghp_secret") || !strings.Contains(body, "[REDACTED:github-pat]") {
 		t.Errorf("edited record %+v\n%s", rec, body)
 	}
@@ -477,10 +477,10 @@ func TestPendingRecovery(t *testing.T) {
 	if rep.Landed != 1 || rep.Waiting != 0 || ts.PendingCount() != 0 || ts.commits() != n+1 {
 		t.Fatalf("recovery: %+v", rep)
 	}
-	if msg := ts.git("log", "-1", "--format=%s"); msg != "progress: memory +1 -1 (compound)" {
+	if msg := ts.GitTrim("log", "-1", "--format=%s"); msg != "progress: memory +1 -1 (compound)" {
 		t.Errorf("subject %q", msg)
 	}
-	if !ts.exists(".claude/memory/tacit/flaky-clock.md") {
+	if !ts.Exists(".claude/memory/tacit/flaky-clock.md") {
 		t.Error("the pending memory was not written")
 	}
 	// Landing again changes nothing (idempotent).
@@ -510,7 +510,7 @@ func TestPendingWhenIndexLocked(t *testing.T) {
 	}
 	os.Remove(lock)
 	rep := ts.LandPending(context.Background())
-	if rep.Landed != 2 || !strings.Contains(ts.read("CLAUDE.md"), "- Always run go vet.") || !ts.exists(".claude/memory/tacit/locked.md") {
+	if rep.Landed != 2 || !strings.Contains(ts.Read("CLAUDE.md"), "- Always run go vet.") || !ts.Exists(".claude/memory/tacit/locked.md") {
 		t.Errorf("after the lock: %+v", rep)
 	}
 }
@@ -524,9 +524,9 @@ func TestIndexSuggestionAndGlobal(t *testing.T) {
 	for i := range 205 {
 		long.WriteString("<!-- filler " + string(rune('a'+i%26)) + " -->\n")
 	}
-	ts.write(".claude/memory/MEMORY.md", long.String())
-	ts.git("add", "-A")
-	ts.git("commit", "-q", "-m", "big index")
+	ts.Write(".claude/memory/MEMORY.md", long.String())
+	ts.GitTrim("add", "-A")
+	ts.GitTrim("commit", "-q", "-m", "big index")
 	gr, err := ts.ApplyDecisions(context.Background(), []Decision{{Candidate: withID(cand(TypeTacit, "Global", "Tagged with its project.")), Action: ActionApproved}})
 	if err != nil || gr.Status != "committed" {
 		t.Fatal(gr, err)
@@ -534,14 +534,14 @@ func TestIndexSuggestionAndGlobal(t *testing.T) {
 	if gr.IndexLines != 207 || !strings.Contains(gr.Suggestion, "more than 200") {
 		t.Errorf("index %d suggestion %q", gr.IndexLines, gr.Suggestion)
 	}
-	if !strings.HasPrefix(ts.read(".claude/memory/MEMORY.md"), long.String()) {
+	if !strings.HasPrefix(ts.Read(".claude/memory/MEMORY.md"), long.String()) {
 		t.Error("MEMORY.md lines were removed")
 	}
-	rec, _, _ := ParseRecord([]byte(ts.read(gr.Promoted[0].Path)))
+	rec, _, _ := ParseRecord([]byte(ts.Read(gr.Promoted[0].Path)))
 	if rec.ProjectID != "demo" {
 		t.Errorf("project_id %q", rec.ProjectID)
 	}
-	if errs := SchemaErrors([]byte(ts.read(gr.Promoted[0].Path)), "tacit", true); len(errs) > 0 {
+	if errs := SchemaErrors([]byte(ts.Read(gr.Promoted[0].Path)), "tacit", true); len(errs) > 0 {
 		t.Error(errs)
 	}
 }
@@ -550,18 +550,18 @@ func TestAddRuleCommit(t *testing.T) {
 	t.Parallel()
 	ts := newTestStore(t)
 	claude := "# Project\n\nIntro.\n\n## Notes\n- keep\n"
-	ts.write("CLAUDE.md", claude)
-	ts.git("add", "-A")
-	ts.git("commit", "-q", "-m", "claude")
+	ts.Write("CLAUDE.md", claude)
+	ts.GitTrim("add", "-A")
+	ts.GitTrim("commit", "-q", "-m", "claude")
 	res, err := ts.AddRule(context.Background(), "Never commit ghp_secretsecretsecretsecretsecretsecret again.")
 	if err != nil || res.Status != "added" {
 		t.Fatal(res, err)
 	}
-	got := ts.read("CLAUDE.md")
+	got := ts.Read("CLAUDE.md")
 	if !strings.HasPrefix(got, claude) || !strings.HasSuffix(got, "## Project Rules\n\n- Never commit [REDACTED:github-pat] again.\n") {
 		t.Errorf("CLAUDE.md:\n%s", got)
 	}
-	msg := ts.git("log", "-1", "--format=%B")
+	msg := ts.GitTrim("log", "-1", "--format=%B")
 	if !strings.HasPrefix(msg, "progress: project rule added\n") || !strings.Contains(msg, "Scribe-Confirmed: yes") || !strings.Contains(msg, "Scribe-Mode: rule") || strings.Contains(msg, "ghp_") {
 		t.Errorf("message:\n%s", msg)
 	}
@@ -580,7 +580,7 @@ func TestRecordTrap(t *testing.T) {
 	if err != nil || res.Status != "recorded" || res.Path != ".claude/sonmat/frozen-clock.md" || res.Commit == nil {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if msg := ts.git("log", "-1", "--format=%B"); !strings.Contains(msg, "Scribe-Confirmed: yes") || !strings.HasPrefix(msg, "progress: trap recorded: Frozen clock") {
+	if msg := ts.GitTrim("log", "-1", "--format=%B"); !strings.Contains(msg, "Scribe-Confirmed: yes") || !strings.HasPrefix(msg, "progress: trap recorded: Frozen clock") {
 		t.Errorf("message %q", msg)
 	}
 	same, _ := ts.RecordTrap(context.Background(), tr)
@@ -589,7 +589,7 @@ func TestRecordTrap(t *testing.T) {
 	}
 	tr.Pattern = "a different pattern"
 	other, _ := ts.RecordTrap(context.Background(), tr)
-	if other.Status != "recorded" || !strings.HasPrefix(other.Path, ".claude/sonmat/frozen-clock-") || ts.read(".claude/sonmat/frozen-clock.md") == ts.read(other.Path) {
+	if other.Status != "recorded" || !strings.HasPrefix(other.Path, ".claude/sonmat/frozen-clock-") || ts.Read(".claude/sonmat/frozen-clock.md") == ts.Read(other.Path) {
 		t.Errorf("collision: %+v", other)
 	}
 	// Universal: outside the repository, never committed, never overwritten.
@@ -614,7 +614,7 @@ func TestNoAnswerWritesNothing(t *testing.T) {
 	n := ts.commits()
 	q, _ := ts.Queue()
 	gr, err := ts.RunGate(context.Background(), &scriptedAsker{})
-	if err != nil || gr.Status != "refused" || len(gr.Left) != len(q) || ts.commits() != n || ts.exists(".claude") {
+	if err != nil || gr.Status != "refused" || len(gr.Left) != len(q) || ts.commits() != n || ts.Exists(".claude") {
 		t.Fatalf("%+v %v", gr, err)
 	}
 	if after, _ := ts.Queue(); len(after) != len(q) {
