@@ -116,7 +116,9 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	done := opts.IO.Progress(fmt.Sprintf("checking %d rules over the vault and its history", len(rules)))
 	rep, err := check.Run(ctx, in, rules)
+	done()
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("check: %w", err)}
 	}

@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	"golang.org/x/term"
 )
@@ -15,6 +18,7 @@ type IOStreams struct {
 
 	outTTY bool
 	inTTY  bool
+	errTTY bool
 	// promptable overrides CanPrompt (tests drive prompts over pipes).
 	promptable *bool
 }
@@ -24,6 +28,9 @@ func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok {
 		s.outTTY = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := errOut.(*os.File); ok {
+		s.errTTY = term.IsTerminal(int(f.Fd()))
 	}
 	if f, ok := in.(*os.File); ok {
 		s.inTTY = term.IsTerminal(int(f.Fd()))
@@ -62,4 +69,33 @@ func (s *IOStreams) Dim(t string) string {
 		return t
 	}
 	return "\x1b[2m" + t + "\x1b[0m"
+}
+
+// Progress says on stderr that slow work is under way — only on a terminal,
+// and only once the work has taken a second — and clears the line when done.
+// The returned func ends it; call it before printing results.
+func (s *IOStreams) Progress(label string) (done func()) {
+	if !s.errTTY {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Second):
+		}
+		fmt.Fprintf(s.ErrOut, "%s…", label)
+		<-stop
+		fmt.Fprint(s.ErrOut, "\r\x1b[K")
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			<-finished
+		})
+	}
 }

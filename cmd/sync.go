@@ -88,6 +88,7 @@ func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
 	if remote == "" {
 		remote = cfg.Sync.Remote
 	}
+	done := o.IO.Progress("syncing with the remote")
 	sr, err := v.Repo.Sync(ctx, gitops.SyncOptions{
 		Remote:      remote,
 		Branch:      cfg.Sync.Branch,
@@ -96,6 +97,7 @@ func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
 		LockOptions: gitops.LockOptions{Timeout: cfg.LockTimeout},
 		Resolve:     syncResolvers(cfg),
 	})
+	done()
 	if err != nil {
 		return syncError(err)
 	}
