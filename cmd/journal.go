@@ -13,20 +13,27 @@ import (
 func newJournalCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "journal [show | tail N]",
+		Use:   "journal [show | tail N | archive]",
 		Short: "Read the journal (never auto-loaded into agent context)",
 		Long: `The journal is scribe's append-only record: one entry per wrap, witness
 findings in full. "show" prints it whole (the default); "tail N" prints the
-last N entries (default 5).`,
+last N entries (default 5); "archive" prints the archive, where entries beyond
+journal_max (default 50) were moved verbatim.`,
 		Args:      cobra.MaximumNArgs(2),
-		ValidArgs: []string{"show", "tail"},
+		ValidArgs: []string{"show", "tail", "archive"},
 		RunE: func(c *cobra.Command, args []string) error {
 			sub := "show"
 			if len(args) > 0 {
 				sub = args[0]
 			}
 			n := 5
+			path := ""
 			switch sub {
+			case "archive":
+				if len(args) > 1 {
+					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("journal archive takes no argument")}
+				}
+				n, path = -1, "archive"
 			case "show":
 				if len(args) > 1 {
 					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("journal show takes no argument")}
@@ -41,21 +48,25 @@ last N entries (default 5).`,
 					n = v
 				}
 			default:
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown journal command %q: use show or tail N", sub)}
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("unknown journal command %q: use show, tail N or archive", sub)}
 			}
-			return runJournal(c.Context(), f, n, asJSON)
+			return runJournal(c.Context(), f, n, path == "archive", asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print entries as JSON")
 	return c
 }
 
-func runJournal(ctx context.Context, f *Factory, n int, asJSON bool) error {
+func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) error {
 	v, err := f.Vault(ctx)
 	if err != nil {
 		return err
 	}
-	b, ok, err := v.ReadWorktree(v.Config.Paths.Journal)
+	path := v.Config.Paths.Journal
+	if archive {
+		path = v.Config.Paths.JournalArchive
+	}
+	b, ok, err := v.ReadWorktree(path)
 	if err != nil {
 		return err
 	}
@@ -76,10 +87,14 @@ func runJournal(ctx context.Context, f *Factory, n int, asJSON bool) error {
 		for _, e := range entries {
 			rows = append(rows, row{Time: notes.FormatTime(e.Time), Summary: e.Summary, Result: e.Result, Commits: e.Commits, Text: e.Raw})
 		}
-		return printJSON(f.IO, map[string]any{"path": v.Config.Paths.Journal, "entries": rows})
+		return printJSON(f.IO, map[string]any{"path": path, "entries": rows})
+	}
+	if !ok && archive {
+		fmt.Fprintf(f.IO.Out, "no archive yet (%s): entries move there once the journal holds more than %d\n", path, v.Config.JournalMax)
+		return nil
 	}
 	if !ok {
-		fmt.Fprintf(f.IO.Out, "no journal yet (%s); `git scribe wrap` starts one\n", v.Config.Paths.Journal)
+		fmt.Fprintf(f.IO.Out, "no journal yet (%s); `git scribe wrap` starts one\n", path)
 		return nil
 	}
 	if n < 0 {
