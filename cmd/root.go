@@ -47,6 +47,7 @@ Typical use:
 		newDocsCmd(f),
 		newCompletionCmd(f),
 		newMergeUnionCmd(f),
+		newWrapProseCmd(f),
 		newDispatchCmd(f), newPackCmd(f), newRatifyCmd(f),
 		newFollowupsCmd(f),
 		newSyncCmd(f), newMCPCmd(f),

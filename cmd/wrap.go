@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -159,6 +160,9 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	}
 	if err := reportWrap(ctx, v, o, in, hook, rep); err != nil {
 		return err
+	}
+	if o.Hook && !o.QueueOnly && !in.DryRun {
+		proseAfterHook(ctx, f, v, rep)
 	}
 	if !o.QueueOnly && !in.DryRun {
 		// session_wrap trigger: collect memory candidates; the gate asks
@@ -324,6 +328,18 @@ func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapO
 		}
 		args = append(args, "--stdin-file="+tmp.Name())
 	}
+	if err := spawnDetached(r, exe, args); err != nil {
+		return fmt.Errorf("start background wrap: %w", err)
+	}
+	if !o.Hook {
+		fmt.Fprintln(o.IO.Out, "wrap continues in the background; its result is queued and the next git scribe command (or `git scribe wrap`) lands it")
+	}
+	return nil
+}
+
+// spawnDetached starts git-scribe in its own session, its output appended to
+// background.log under the git dir, and does not wait for it.
+func spawnDetached(r *gitops.Repo, exe string, args []string) error {
 	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", r.ScribeDir(), err)
 	}
@@ -337,11 +353,47 @@ func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapO
 	child.Stdout, child.Stderr = logf, logf
 	detach(child)
 	if err := child.Start(); err != nil {
-		return fmt.Errorf("start background wrap: %w", err)
+		return err
 	}
-	child.Process.Release()
-	if !o.Hook {
-		fmt.Fprintln(o.IO.Out, "wrap continues in the background; its result is queued and the next git scribe command (or `git scribe wrap`) lands it")
+	return child.Process.Release()
+}
+
+// proseAfterHook starts the agent's prose for the bridge note a Stop hook's
+// wrap just committed: detached, so the hook returns at once; its result is
+// queued and lands at the next synchronous command (SPEC §3).
+func proseAfterHook(ctx context.Context, f *Factory, v *notes.Vault, rep notes.WrapReport) {
+	if rep.Commit == nil || rep.Bridge == "" || proseWriter(ctx, f) == nil {
+		return
 	}
-	return nil
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	if err := spawnDetached(v.Repo, exe, []string{"-C", v.Repo.WorkTree, "wrap-prose", rep.Commit.SHA}); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: agent prose for the bridge note not started: %v\n", err)
+	}
+}
+
+func newWrapProseCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    "wrap-prose COMMIT",
+		Short:  "Queue the routed agent's prose for the bridge note COMMIT wrote (the detached half of wrap --hook)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			v, err := f.Vault(c.Context())
+			if err != nil {
+				return err
+			}
+			v.Prose = proseWriter(c.Context(), f)
+			queued, err := v.QueueBridgeProse(c.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if queued {
+				fmt.Fprintf(f.IO.Out, "queued the agent's bridge note for %s; the next git scribe command lands it\n", args[0])
+			}
+			return nil
+		},
+	}
 }

@@ -235,10 +235,14 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 				}
 			}
 			for i := len(all) - 1; i >= 0; i-- {
-				if all[i].Bridge != nil {
-					out[paths.BridgeNote] = []byte(all[i].Bridge.Render())
-					break
+				if all[i].Bridge == nil {
+					continue
 				}
+				if r := all[i].ReplacesBridge; r != "" && r != string(cur[paths.BridgeNote]) {
+					continue // agent prose for a note a newer one already replaced
+				}
+				out[paths.BridgeNote] = []byte(all[i].Bridge.Render())
+				break
 			}
 			ticked = ticked[:0]
 			if prog, ok := cur[paths.Progress]; ok {

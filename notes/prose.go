@@ -127,3 +127,53 @@ func AcceptBridgeProse(text string, draft BridgeNote, findings []string) (Bridge
 	}
 	return out, ""
 }
+
+// QueueBridgeProse is the detached half of a Stop hook's wrap: the hook
+// commits the deterministic note at once, and this asks the routed agent to
+// rewrite the note that commit wrote, checks it like any prose (no witness
+// findings, scribe's commit, cites and verdict), and queues it. The next
+// synchronous command lands it — only if that note is still the current one.
+// It never commits (principle 11). It reports whether anything was queued.
+func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, error) {
+	if v.Prose == nil {
+		return false, nil
+	}
+	paths := v.Config.Paths
+	files, err := v.Repo.ReadFiles(ctx, commit, []string{paths.BridgeNote, paths.Journal})
+	if err != nil {
+		return false, err
+	}
+	original, ok := files[paths.BridgeNote]
+	if !ok {
+		return false, nil
+	}
+	draft, err := ParseBridgeNote(string(original))
+	if err != nil {
+		return false, fmt.Errorf("read the bridge note at %s: %w", shortSHA(commit), err)
+	}
+	var findings []string
+	if j := ParseJournal(string(files[paths.Journal])); len(j.Entries) > 0 {
+		for _, w := range j.Entries[len(j.Entries)-1].Witness {
+			if f := strings.TrimSpace(w.Findings); len(f) >= 8 {
+				findings = append(findings, f)
+			}
+		}
+	}
+	text, err := v.Prose.BridgeNote(ctx, draft)
+	if errors.Is(err, ErrNoProse) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("bridge prose: the agent failed (%w); the deterministic note stands", err)
+	}
+	note, why := AcceptBridgeProse(v.redact(text), draft, findings)
+	if why != "" {
+		return false, fmt.Errorf("bridge prose rejected: %s; the deterministic note stands", why)
+	}
+	p := Plan{Modes: Modes{ModeBridge}, Row: "bridge prose from the agent", Summary: "bridge note prose",
+		Bridge: &note, DoneAt: draft.Updated, ReplacesBridge: string(original)}
+	if _, err := v.Repo.Enqueue(KindPlan, "agent prose for the bridge note of "+shortSHA(commit), p); err != nil {
+		return false, err
+	}
+	return true, nil
+}

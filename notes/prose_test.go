@@ -175,3 +175,55 @@ func TestWrapProseFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// A Stop hook's wrap commits the deterministic note; the agent's prose for
+// it is queued detached and lands at the next command — unless a newer note
+// replaced the one it rewrote.
+func TestQueuedBridgeProseLandsOnlyOverItsNote(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	v := proseRepo(t)
+	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Witness: "WARN iter2 not-covered-by-tests", Loop: "keep"})
+	if err != nil || rep.Commit == nil {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- The parser streams now.\n## Carry Forward\n- Paging waits.\n"}
+	queued, err := v.QueueBridgeProse(ctx, rep.Commit.SHA)
+	if err != nil || !queued {
+		t.Fatalf("QueueBridgeProse = %v, %v", queued, err)
+	}
+	head := func() string {
+		out, _ := v.Repo.Git(ctx, "rev-parse", "HEAD")
+		return strings.TrimSpace(string(out))
+	}
+	if head() != rep.Commit.SHA {
+		t.Fatal("queueing moved the branch")
+	}
+	v.Prose = nil
+	if n, _, err := v.Drain(ctx); err != nil || n != 1 {
+		t.Fatalf("Drain = %d, %v", n, err)
+	}
+	note, _ := os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.BridgeNote))
+	if !strings.Contains(string(note), "- The parser streams now.") || !strings.Contains(string(note), "Witness: WARN\n") ||
+		strings.Contains(string(note), "not-covered") {
+		t.Fatalf("bridge note after landing:\n%s", note)
+	}
+
+	// Stale prose: a newer wrap wrote another note first.
+	landed := head()
+	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- Stale prose.\n"}
+	if ok, err := v.QueueBridgeProse(ctx, landed); err != nil || !ok {
+		t.Fatalf("QueueBridgeProse = %v, %v", ok, err)
+	}
+	v.Prose = nil
+	if _, err := v.Wrap(ctx, WrapInput{Hint: "Newer session.", Mode: "bridge"}); err != nil {
+		t.Fatal(err)
+	}
+	note, _ = os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.BridgeNote))
+	if strings.Contains(string(note), "Stale prose") || !strings.Contains(string(note), "Newer session") {
+		t.Fatalf("stale prose replaced a newer note:\n%s", note)
+	}
+	if q, _ := v.Repo.Queued(); len(q) != 0 {
+		t.Fatalf("queue not drained: %d left", len(q))
+	}
+}

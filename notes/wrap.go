@@ -58,6 +58,10 @@ type Plan struct {
 	// RemoteLock is the remote whose lock the write was asked to take: a
 	// queued plan lands only under it (or with --no-remote-lock).
 	RemoteLock string `json:"remote_lock,omitempty"`
+	// ReplacesBridge, when set, is the exact bridge note this plan's note
+	// replaces: agent prose made detached for a Stop hook's wrap lands only
+	// while the deterministic note it rewrote is still the current one.
+	ReplacesBridge string `json:"replaces_bridge,omitempty"`
 
 	lastFingerprint string // of the newest scribe commit, read while planning
 }
