@@ -65,7 +65,11 @@ Without --artifacts, wrap reads the diff itself: commits since the last scribe
 commit (else HEAD~1) plus your staged, unstaged and untracked changes. Your own
 work is never staged, committed or modified. When a commit cannot be made now
 (merge or rebase in progress, detached HEAD, index locked, your edits on a
-vault file) the result is queued and the next git scribe command lands it.`,
+vault file) the result is queued and the next git scribe command lands it.
+
+With --hook (an agent's Stop hook) wrap stays fast and deterministic; when
+the bridge skill is routed to an agent (git scribe config), the agent's
+prose for the note is produced detached and lands at the next command.`,
 		Example: `  git scribe wrap --hint "Parser now streams input; fuzz corpus added"
   git scribe wrap --loop keep --tests "42 passed" --witness "PASS iter1; WARN iter2 not-covered-by-tests" --done "Phase 1 parser"
   git scribe wrap --artifacts dispatch.yaml
