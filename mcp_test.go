@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func TestMCP(t *testing.T) {
 	run("git", "commit", "-q", "-am", "change api")
 	write("session.txt", "User: next session we should migrate the cache\nAssistant: noted.\n")
 
-	var stderr bytes.Buffer
+	var stderr lockedBuffer // written by exec's copier while the test reads it
 	server := exec.Command("git", "scribe", "mcp")
 	server.Dir, server.Env, server.Stderr = repo, env, &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "scribe-test", Version: "0"}, nil)
@@ -215,4 +216,23 @@ func TestMCP(t *testing.T) {
 	if s := stderr.String(); strings.Contains(s, "panic") {
 		t.Errorf("server stderr: %s", s)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a child's output is
+// still being copied into it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
