@@ -154,11 +154,10 @@ func runCompoundCollect(ctx context.Context, f *Factory, o *CompoundOptions) err
 	if !filepath.IsAbs(path) && f.Dir != "" && !o.Hook {
 		path = filepath.Join(f.Dir, path)
 	}
-	st, err := f.Memory(ctx)
+	st, err := openMemoryForWrite(ctx, f)
 	if err != nil {
 		return err
 	}
-	landPendingMemory(ctx, f, st)
 	res, err := collect(ctx, f, st, path, o.Trigger, session)
 	if err != nil {
 		if o.Hook || o.Trigger == memory.TriggerSessionWrap {
@@ -229,11 +228,10 @@ func runCompoundGate(ctx context.Context, f *Factory, o *CompoundOptions) error 
 	if f.SkipActive() {
 		return nil
 	}
-	st, err := f.Memory(ctx)
+	st, err := openMemoryForWrite(ctx, f)
 	if err != nil {
 		return err
 	}
-	landPendingMemory(ctx, f, st)
 	if len(o.Approve)+len(o.Reject) > 0 {
 		return explicitGate(ctx, f, st, o)
 	}

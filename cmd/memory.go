@@ -114,6 +114,17 @@ func parseRemote(u string) (host, owner, repo string) {
 
 // landPendingMemory retries confirmed memory writes that could not be made
 // before (principle 3) and says what happened on stderr.
+// openMemoryForWrite opens the memory store for a command that may write,
+// first landing the confirmed writes an earlier run could not commit.
+func openMemoryForWrite(ctx context.Context, f *Factory) (*memory.Store, error) {
+	st, err := f.Memory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	landPendingMemory(ctx, f, st)
+	return st, nil
+}
+
 func landPendingMemory(ctx context.Context, f *Factory, st *memory.Store) {
 	if st.PendingCount() == 0 {
 		return

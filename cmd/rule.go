@@ -95,11 +95,10 @@ func runRulePropose(ctx context.Context, f *Factory, o *RuleOptions) error {
 	if f.SkipActive() {
 		return nil
 	}
-	st, err := f.Memory(ctx)
+	st, err := openMemoryForWrite(ctx, f)
 	if err != nil {
 		return err
 	}
-	landPendingMemory(ctx, f, st)
 	rule := memory.CleanRule(redact(o.Rule))
 	if rule == "" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the rule is empty")}
