@@ -3,9 +3,9 @@ package check
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -23,12 +23,12 @@ func newBridgeNote() Rule {
 
 var (
 	// witnessMarker is the one witness line a bridge note may hold.
-	witnessMarker = regexp.MustCompile(`^Witness: (PASS|WARN|BLOCK)$`)
+	witnessMarker = lazyre.New(`^Witness: (PASS|WARN|BLOCK)$`)
 	// witnessMention is any other line about the witness.
-	witnessMention = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*)?witness\b`)
+	witnessMention = lazyre.New(`(?i)^(?:[-*+]\s+)?(?:\*\*)?witness\b`)
 	// verdictWithDetail is a verdict followed by findings, e.g.
 	// "WARN iter2 not-covered-by-tests" or "- BLOCK: race in …".
-	verdictWithDetail = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\*\*)?(PASS|WARN|BLOCK)\b\W*\S`)
+	verdictWithDetail = lazyre.New(`^(?:[-*+]\s+)?(?:\*\*)?(PASS|WARN|BLOCK)\b\W*\S`)
 )
 
 // bytesPerToken is the budget's conversion: bridge_tokens × 4 bytes.
@@ -52,14 +52,14 @@ func (bridgeNote) Check(_ context.Context, in *Input) ([]Finding, error) {
 			continue
 		}
 		switch {
-		case witnessMarker.MatchString(line):
+		case witnessMarker().MatchString(line):
 			markers++
 			if markers > 1 {
 				out = append(out, Finding{File: path, Line: i + 1,
 					Message: "the bridge note has more than one witness marker",
 					Fix:     "keep one \"Witness: PASS|WARN|BLOCK\" line with the final verdict; the journal keeps every verdict"})
 			}
-		case witnessMention.MatchString(line) || verdictWithDetail.MatchString(line):
+		case witnessMention().MatchString(line) || verdictWithDetail().MatchString(line):
 			out = append(out, Finding{File: path, Line: i + 1,
 				Message: fmt.Sprintf("the bridge note carries witness findings: %q", shorten(line, 100)),
 				Fix:     "witness findings go to the journal in full; the bridge note keeps only a bare \"Witness: PASS|WARN|BLOCK\" line"})

@@ -3,9 +3,9 @@ package check
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -21,7 +21,7 @@ func newFollowupTags() Rule {
 	}}
 }
 
-var projectTag = regexp.MustCompile(`^\([^()\s][^()]*\)\s+\S`)
+var projectTag = lazyre.New(`^\([^()\s][^()]*\)\s+\S`)
 
 func (followupTags) Check(_ context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.Journal
@@ -46,7 +46,7 @@ func (followupTags) Check(_ context.Context, in *Input) ([]Finding, error) {
 		}
 		item := strings.TrimSpace(t[2:])
 		item = strings.TrimPrefix(strings.TrimPrefix(item, "[ ] "), "[x] ")
-		if item == "" || projectTag.MatchString(item) {
+		if item == "" || projectTag().MatchString(item) {
 			continue
 		}
 		out = append(out, Finding{File: path, Line: i + 1,

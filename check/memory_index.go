@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // memoryIndex is SCR009: MEMORY.md, the index agents load, lists every
@@ -27,7 +28,7 @@ const MemoryIndexFile = "MEMORY.md"
 // maxIndexLines is where MEMORY.md stops being cheap to load.
 const maxIndexLines = 200
 
-var indexLine = regexp.MustCompile(`^- \[([^\]]+)\]\(([^)]+)\) — (.{1,150})$`)
+var indexLine = lazyre.New(`^- \[([^\]]+)\]\(([^)]+)\) — (.{1,150})$`)
 
 func (memoryIndex) Check(_ context.Context, in *Input) ([]Finding, error) {
 	dir := in.Config.Paths.MemoryDir
@@ -46,7 +47,7 @@ func (memoryIndex) Check(_ context.Context, in *Input) ([]Finding, error) {
 		if !strings.HasPrefix(trimmed, "- ") && !strings.HasPrefix(trimmed, "* ") && !strings.HasPrefix(trimmed, "+ ") {
 			continue // headings, prose and blank lines are fine
 		}
-		m := indexLine.FindStringSubmatch(line)
+		m := indexLine().FindStringSubmatch(line)
 		if m == nil {
 			out = append(out, Finding{File: file, Line: i + 1,
 				Message: fmt.Sprintf("malformed index line %q", shorten(line, 100)),

@@ -3,10 +3,10 @@ package check
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -22,7 +22,7 @@ func newProgressTicks() Rule {
 	}}
 }
 
-var doneStamp = regexp.MustCompile(`\(done [^()]+\)\s*$`)
+var doneStamp = lazyre.New(`\(done [^()]+\)\s*$`)
 
 func (progressTicks) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.Progress
@@ -124,7 +124,7 @@ func isTick(before, after string) bool {
 		return false
 	}
 	bi, ai := strings.Index(before, "["), strings.Index(after, "[")
-	return before[:bi] == after[:ai] && strings.HasPrefix(after[ai:], "[x]") && doneStamp.MatchString(after)
+	return before[:bi] == after[:ai] && strings.HasPrefix(after[ai:], "[x]") && doneStamp().MatchString(after)
 }
 
 func firstAdded(h hunk) string {

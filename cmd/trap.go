@@ -3,11 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/memory"
 )
 
@@ -87,7 +87,7 @@ type trapReport struct {
 	Repo      string             `json:"feedback_repo,omitempty"`
 }
 
-var ownerRepoRE = regexp.MustCompile(`^[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+$`)
+var ownerRepoRE = lazyre.New(`^[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+$`)
 
 func runTrapPropose(ctx context.Context, f *Factory, o *TrapOptions) error {
 	if f.SkipActive() {
@@ -101,7 +101,7 @@ func runTrapPropose(ctx context.Context, f *Factory, o *TrapOptions) error {
 		return err
 	}
 	repo := st.Config.Memory.FeedbackRepo
-	if o.Submit && !ownerRepoRE.MatchString(repo) {
+	if o.Submit && !ownerRepoRE().MatchString(repo) {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--submit needs memory.feedback_repo set to OWNER/REPO (got %q); scribe never files issues to a repository you did not configure", repo)}
 	}
 	landPendingMemory(ctx, f, st)

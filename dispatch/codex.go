@@ -9,9 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Codex runs the Codex CLI non-interactively: `codex exec --ephemeral -s
@@ -34,7 +35,7 @@ func (c *Codex) Generate(ctx context.Context, prompt string) (string, error) {
 	return out, err
 }
 
-var codexTokens = regexp.MustCompile(`(?i)tokens used:?\s*([\d,]+)`)
+var codexTokens = lazyre.New(`(?i)tokens used:?\s*([\d,]+)`)
 
 // GenerateUsage runs codex once; the total tokens are read from its
 // "tokens used" line when it prints one.
@@ -61,7 +62,7 @@ func (c *Codex) GenerateUsage(ctx context.Context, prompt string) (string, Usage
 	args = append(args, "-")
 	res, err := procRun{Name: name, Args: args, Dir: c.Dir, Env: c.Env, Stdin: prompt, MaxOutput: jsonCap(c.MaxOutput)}.run(ctx)
 	var u Usage
-	if m := codexTokens.FindStringSubmatch(res.StderrTail + "\n" + string(res.Stdout)); m != nil {
+	if m := codexTokens().FindStringSubmatch(res.StderrTail + "\n" + string(res.Stdout)); m != nil {
 		u.TotalTokens, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 	}
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/skills"
 )
 
@@ -26,7 +27,7 @@ func (f Fake) Generate(ctx context.Context, prompt string) (string, error) {
 	return out, err
 }
 
-var shapeRE = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(skills.ShapeLine) + `(\w+)\s*$`)
+var shapeRE = lazyre.New(`(?m)^` + regexp.QuoteMeta(skills.ShapeLine) + `(\w+)\s*$`)
 
 // GenerateUsage returns the fake reply with a token estimate (bytes / 4).
 func (f Fake) GenerateUsage(ctx context.Context, prompt string) (string, Usage, error) {
@@ -36,7 +37,7 @@ func (f Fake) GenerateUsage(ctx context.Context, prompt string) (string, Usage, 
 	sum := sha256.Sum256([]byte(prompt))
 	h := hex.EncodeToString(sum[:])
 	shape := skills.ShapeDraft
-	if m := shapeRE.FindStringSubmatch(prompt); m != nil {
+	if m := shapeRE().FindStringSubmatch(prompt); m != nil {
 		shape = skills.Shape(m[1])
 	}
 	var out string

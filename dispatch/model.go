@@ -7,13 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/skills"
 )
 
@@ -128,8 +128,8 @@ type Contract struct {
 const MaxVariants = 9
 
 var (
-	laneRE    = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
-	unsafeRel = regexp.MustCompile(`[*?\[\]\\\x00-\x1f]`)
+	laneRE    = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+	unsafeRel = lazyre.New(`[*?\[\]\\\x00-\x1f]`)
 )
 
 // ParseContract reads a contract note. The output target defaults to
@@ -161,14 +161,14 @@ func ParseContract(rel, text string, lay Layout) (Contract, error) {
 	if err := gitops.CheckRelPath(c.OutputTarget); err != nil {
 		return Contract{}, fmt.Errorf("contract %s: output_target: %w", rel, err)
 	}
-	if !under(c.OutputTarget, lay.Drafts) || unsafeRel.MatchString(c.OutputTarget) || variantRE.MatchString(path.Base(c.OutputTarget)) {
+	if !under(c.OutputTarget, lay.Drafts) || unsafeRel().MatchString(c.OutputTarget) || variantRE().MatchString(path.Base(c.OutputTarget)) {
 		return Contract{}, fmt.Errorf("contract %s: output_target %q must be a plain .md path under %s/ (no glob characters, no \" (vN)\" tag)", rel, c.OutputTarget, lay.Drafts)
 	}
 	if ra, ok := fm.List("review_after"); ok {
 		c.HasReviewAfter = true
 		for _, lane := range ra {
 			lane = strings.ToLower(strings.TrimPrefix(lane, skills.ReviewPrefix))
-			if !laneRE.MatchString(lane) {
+			if !laneRE().MatchString(lane) {
 				return Contract{}, fmt.Errorf("contract %s: review_after lane %q: use lower-case names like canon, voice, mechanics", rel, lane)
 			}
 			if !slices.Contains(c.ReviewAfter, lane) {
@@ -191,7 +191,7 @@ func ParseContract(rel, text string, lay Layout) (Contract, error) {
 }
 
 // variantRE matches a "(vN)"-tagged draft name.
-var variantRE = regexp.MustCompile(`^(.*) \(v([1-9][0-9]*)\)\.md$`)
+var variantRE = lazyre.New(`^(.*) \(v([1-9][0-9]*)\)\.md$`)
 
 // VariantPath is the "(vN)"-tagged sibling of a draft target.
 func VariantPath(target string, n int) string {

@@ -202,7 +202,7 @@ func (s *Snapshot) drafts(target string) (untagged bool, variants []string) {
 	}
 	var vs []v
 	for f := range s.Drafts {
-		if m := variantRE.FindStringSubmatch(f); m != nil && m[1] == stem {
+		if m := variantRE().FindStringSubmatch(f); m != nil && m[1] == stem {
 			n, _ := strconv.Atoi(m[2])
 			vs = append(vs, v{n, f})
 		}
@@ -352,7 +352,7 @@ var jobVars = []string{"card_path", "card_title", "card_kind", "contract_path", 
 	"output_target", "variant", "variant_note", "template_set", "lane", "draft_path", "draft"}
 
 func variantOf(draft string) int {
-	if m := variantRE.FindStringSubmatch(path.Base(draft)); m != nil {
+	if m := variantRE().FindStringSubmatch(path.Base(draft)); m != nil {
 		n, _ := strconv.Atoi(m[2])
 		return n
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -69,14 +69,14 @@ const (
 	VerdictBlocking = "blocking"
 )
 
-var verdictRE = regexp.MustCompile(`(?im)^[ \t>*_#-]*verdict[ \t*_]*:[ \t*_]*([A-Za-z-]+)[ \t*_.!]*$`)
+var verdictRE = lazyre.New(`(?im)^[ \t>*_#-]*verdict[ \t*_]*:[ \t*_]*([A-Za-z-]+)[ \t*_.!]*$`)
 
 // ParseVerdict reads a review's "verdict:" line. The verdict is clean,
 // issues or blocking (block, blocker and blocked read as blocking); a reply
 // without a readable one is "issues" — fail toward the writer looking, never
 // away. body is the reply without that line.
 func ParseVerdict(out string) (verdict, body string) {
-	loc := verdictRE.FindStringSubmatchIndex(out)
+	loc := verdictRE().FindStringSubmatchIndex(out)
 	if loc == nil {
 		return VerdictIssues, out
 	}

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // LockRefPrefix is where scribe's ref locks live.
@@ -19,7 +20,7 @@ const LockRefPrefix = "refs/scribe/locks/"
 
 // lockNameRE admits flat names git accepts as a ref component: no "..",
 // no trailing "." (and no ".lock" suffix, checked separately).
-var lockNameRE = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9_-]|\.[a-z0-9_-]){0,63}$`)
+var lockNameRE = lazyre.New(`^[a-z0-9](?:[a-z0-9_-]|\.[a-z0-9_-]){0,63}$`)
 
 // Holder describes who holds a lock; it is stored as the blob the lock ref
 // points at.
@@ -189,7 +190,7 @@ func lockNames(names []string) ([]string, error) {
 		if i > 0 && names[i-1] == n {
 			continue
 		}
-		if !lockNameRE.MatchString(n) || strings.HasSuffix(n, ".lock") {
+		if !lockNameRE().MatchString(n) || strings.HasSuffix(n, ".lock") {
 			return nil, fmt.Errorf("invalid lock name %q: use lowercase letters, digits, . _ -", n)
 		}
 		uniq = append(uniq, n)

@@ -9,15 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // kindRE keeps record kinds file-name safe and dash-free (keyed records are
 // named k-<kind>-<key>.json).
-var kindRE = regexp.MustCompile(`^[a-z]{1,32}$`)
+var kindRE = lazyre.New(`^[a-z]{1,32}$`)
 
 // QueueItem is one durable record waiting to be landed by the next
 // synchronous scribe command.
@@ -64,7 +65,7 @@ func (r *Repo) RecordOnce(kind, key string, payload any) (bool, error) {
 	if key == "" || strings.ContainsAny(key, "/\\.") {
 		return false, fmt.Errorf("queue %s: invalid key %q", kind, key)
 	}
-	if !kindRE.MatchString(kind) {
+	if !kindRE().MatchString(kind) {
 		return false, fmt.Errorf("queue: invalid kind %q: lowercase letters only", kind)
 	}
 	body, err := json.Marshal(payload)

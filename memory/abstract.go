@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Abstractor strips project identifiers from a trap before it is recorded
@@ -27,29 +29,29 @@ type Abstractor struct {
 }
 
 var (
-	emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+`)
-	urlRE   = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>"'` + "`" + `)\]]+`)
-	scpRE   = regexp.MustCompile(`\b[A-Za-z0-9_.\-]+@[A-Za-z0-9.\-]+:[A-Za-z0-9_.~/\-]+`) // git@host:owner/repo
-	ipv4RE  = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b`)
+	emailRE = lazyre.New(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+`)
+	urlRE   = lazyre.New(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>"'` + "`" + `)\]]+`)
+	scpRE   = lazyre.New(`\b[A-Za-z0-9_.\-]+@[A-Za-z0-9.\-]+:[A-Za-z0-9_.~/\-]+`) // git@host:owner/repo
+	ipv4RE  = lazyre.New(`\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b`)
 	// hostRE matches dotted names ending in a top-level domain people use
 	// for machines; file names (conn.go, main.rs) do not end in one.
-	hostRE = regexp.MustCompile(`(?i)\b(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)+(?:com|net|org|io|dev|app|cloud|ai|co|us|uk|de|jp|kr|cn|fr|eu|info|biz|internal|local|localdomain|lan|corp|intra|home|test|example|svc|cluster)(?::\d+)?\b`)
+	hostRE = lazyre.New(`(?i)\b(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)+(?:com|net|org|io|dev|app|cloud|ai|co|us|uk|de|jp|kr|cn|fr|eu|info|biz|internal|local|localdomain|lan|corp|intra|home|test|example|svc|cluster)(?::\d+)?\b`)
 	// winPathRE and unixPathRE match absolute paths; homePathRE ~/…
-	winPathRE  = regexp.MustCompile(`\b[A-Za-z]:\\[^\s"'<>|]*`)
-	unixPathRE = regexp.MustCompile(`(?:^|[\s"'(\[=:])(/[A-Za-z0-9._\-@+]+(?:/[A-Za-z0-9._\-@+]*)+)`)
-	homePathRE = regexp.MustCompile(`~/[A-Za-z0-9._\-@+/]*`)
+	winPathRE  = lazyre.New(`\b[A-Za-z]:\\[^\s"'<>|]*`)
+	unixPathRE = lazyre.New(`(?:^|[\s"'(\[=:])(/[A-Za-z0-9._\-@+]+(?:/[A-Za-z0-9._\-@+]*)+)`)
+	homePathRE = lazyre.New(`~/[A-Za-z0-9._\-@+/]*`)
 	// relPathRE matches repository paths: two or more segments, the last
 	// one a file name with an extension or a directory with a trailing slash.
-	relPathRE  = regexp.MustCompile(`(?:^|[\s"'(\[=:` + "`" + `])((?:\.{1,2}/)?[A-Za-z0-9_\-.@+]+/(?:[A-Za-z0-9_\-.@+]+/)*(?:[A-Za-z0-9_\-@+]+\.[A-Za-z0-9]{1,8}|[A-Za-z0-9_\-.@+]+/))`)
-	mentionRE  = regexp.MustCompile(`(^|[^A-Za-z0-9_])@[A-Za-z0-9](?:[A-Za-z0-9\-_]{0,38})\b`)
-	multiPlace = regexp.MustCompile(`<(path|host|url|email|user|project)>(?:[/\\]<(?:path|host|url|email|user|project)>)+`)
+	relPathRE  = lazyre.New(`(?:^|[\s"'(\[=:` + "`" + `])((?:\.{1,2}/)?[A-Za-z0-9_\-.@+]+/(?:[A-Za-z0-9_\-.@+]+/)*(?:[A-Za-z0-9_\-@+]+\.[A-Za-z0-9]{1,8}|[A-Za-z0-9_\-.@+]+/))`)
+	mentionRE  = lazyre.New(`(^|[^A-Za-z0-9_])@[A-Za-z0-9](?:[A-Za-z0-9\-_]{0,38})\b`)
+	multiPlace = lazyre.New(`<(path|host|url|email|user|project)>(?:[/\\]<(?:path|host|url|email|user|project)>)+`)
 )
 
 // Abstract returns s with every project identifier replaced.
 func (a Abstractor) Abstract(s string) string {
-	s = urlRE.ReplaceAllString(s, "<url>")
-	s = scpRE.ReplaceAllString(s, "<url>")
-	s = emailRE.ReplaceAllString(s, "<email>")
+	s = urlRE().ReplaceAllString(s, "<url>")
+	s = scpRE().ReplaceAllString(s, "<url>")
+	s = emailRE().ReplaceAllString(s, "<email>")
 	// Known roots first, longest first, so /home/ada/proj/x becomes <path>.
 	roots := slices.Clone(a.Roots)
 	slices.SortFunc(roots, func(x, y string) int { return len(y) - len(x) })
@@ -60,23 +62,23 @@ func (a Abstractor) Abstract(s string) string {
 		}
 		s = replaceFold(s, r, "<path>", true)
 	}
-	s = winPathRE.ReplaceAllString(s, "<path>")
-	s = homePathRE.ReplaceAllString(s, "<path>")
-	s = replaceGroup(unixPathRE, s, "<path>")
-	s = ipv4RE.ReplaceAllString(s, "<host>")
+	s = winPathRE().ReplaceAllString(s, "<path>")
+	s = homePathRE().ReplaceAllString(s, "<path>")
+	s = replaceGroup(unixPathRE(), s, "<path>")
+	s = ipv4RE().ReplaceAllString(s, "<host>")
 	for _, h := range a.Hosts {
 		s = replaceFold(s, h, "<host>", false)
 	}
-	s = hostRE.ReplaceAllString(s, "<host>")
-	s = replaceGroup(relPathRE, s, "<path>")
+	s = hostRE().ReplaceAllString(s, "<host>")
+	s = replaceGroup(relPathRE(), s, "<path>")
 	for _, n := range longestFirst(a.RepoNames) {
 		s = replaceWord(s, n, "<project>")
 	}
 	for _, u := range longestFirst(a.Users) {
 		s = replaceWord(s, u, "<user>")
 	}
-	s = mentionRE.ReplaceAllString(s, "$1@<user>")
-	s = multiPlace.ReplaceAllString(s, "<$1>")
+	s = mentionRE().ReplaceAllString(s, "$1@<user>")
+	s = multiPlace().ReplaceAllString(s, "<$1>")
 	s = strings.ReplaceAll(s, "<path>/<path>", "<path>")
 	return s
 }

@@ -3,9 +3,10 @@ package memory
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Snapshot is intake's normalized input, shared by the four analyzers: the
@@ -127,8 +128,8 @@ type tacitAnalyzer struct{}
 func (tacitAnalyzer) Detector() string { return DetectorTacit }
 
 var (
-	tacitUser      = regexp.MustCompile(`(?i)\b(turns out|it turned out|the (root )?cause (is|was)|the trick is|the catch is|gotcha|lesson learned|note that|keep in mind|remember that|the reason (is|was)|til)\b|알고 보니|원인은|이유는|주의할 점|핵심은|교훈|기억해`)
-	tacitAssistant = regexp.MustCompile(`(?i)\b(turns out|it turned out|the root cause (is|was)|the trick is|the catch is|lesson learned)\b|알고 보니|근본 원인은|교훈`)
+	tacitUser      = lazyre.New(`(?i)\b(turns out|it turned out|the (root )?cause (is|was)|the trick is|the catch is|gotcha|lesson learned|note that|keep in mind|remember that|the reason (is|was)|til)\b|알고 보니|원인은|이유는|주의할 점|핵심은|교훈|기억해`)
+	tacitAssistant = lazyre.New(`(?i)\b(turns out|it turned out|the root cause (is|was)|the trick is|the catch is|lesson learned)\b|알고 보니|근본 원인은|교훈`)
 )
 
 // tacitMax bounds how many tacit candidates one snapshot proposes.
@@ -137,9 +138,9 @@ const tacitMax = 3
 func (tacitAnalyzer) Analyze(_ context.Context, s Snapshot) ([]Candidate, error) {
 	var out []Candidate
 	for _, t := range s.Turns {
-		re := tacitAssistant
+		re := tacitAssistant()
 		if t.Role == RoleUser {
-			re = tacitUser
+			re = tacitUser()
 		}
 		for _, sent := range sentences(t.Text) {
 			n := len(strings.Fields(sent))
@@ -165,10 +166,10 @@ type preferenceAnalyzer struct{ k Keywords }
 func (preferenceAnalyzer) Detector() string { return DetectorPreference }
 
 var (
-	preferenceRE = regexp.MustCompile(`(?i)\b(i (really )?(prefer|like|want|hate|dislike)|i'd (rather|prefer|like)|please (always|never|don't|do not|use|keep|avoid)|from now on|going forward|don't ever|(always|never) (use|write|add|put|run|call|make|give|show))\b|선호|좋겠|앞으로는|앞으로|싫어|좋아해|하지\s*말아`)
-	scopeSession = regexp.MustCompile(`(?i)\b(this session|for now|right now|today)\b|이번 세션|지금은|오늘은`)
-	scopeProject = regexp.MustCompile(`(?i)\b(this project|this repo|this repository|in here)\b|이 프로젝트|이 저장소`)
-	scopeUser    = regexp.MustCompile(`(?i)\b(always|from now on|going forward|in general|everywhere|all my)\b|앞으로|항상|언제나`)
+	preferenceRE = lazyre.New(`(?i)\b(i (really )?(prefer|like|want|hate|dislike)|i'd (rather|prefer|like)|please (always|never|don't|do not|use|keep|avoid)|from now on|going forward|don't ever|(always|never) (use|write|add|put|run|call|make|give|show))\b|선호|좋겠|앞으로는|앞으로|싫어|좋아해|하지\s*말아`)
+	scopeSession = lazyre.New(`(?i)\b(this session|for now|right now|today)\b|이번 세션|지금은|오늘은`)
+	scopeProject = lazyre.New(`(?i)\b(this project|this repo|this repository|in here)\b|이 프로젝트|이 저장소`)
+	scopeUser    = lazyre.New(`(?i)\b(always|from now on|going forward|in general|everywhere|all my)\b|앞으로|항상|언제나`)
 )
 
 // preferenceMax bounds how many preferences one snapshot proposes.
@@ -181,17 +182,17 @@ func (a preferenceAnalyzer) Analyze(_ context.Context, s Snapshot) ([]Candidate,
 			continue // corrections are the correction analyzer's
 		}
 		for _, sent := range sentences(t.Text) {
-			if !preferenceRE.MatchString(sent) || DirectRule(sent) != "" || len(strings.Fields(sent)) < 3 || len(sent) > 300 {
+			if !preferenceRE().MatchString(sent) || DirectRule(sent) != "" || len(strings.Fields(sent)) < 3 || len(sent) > 300 {
 				continue // direct project rules belong to `rule detect`
 			}
 			sent = oneLine(sent)
 			scope := ScopeProject
 			switch {
-			case scopeSession.MatchString(sent):
+			case scopeSession().MatchString(sent):
 				scope = ScopeSession
-			case scopeProject.MatchString(sent):
+			case scopeProject().MatchString(sent):
 				scope = ScopeProject
-			case scopeUser.MatchString(sent):
+			case scopeUser().MatchString(sent):
 				scope = ScopeUser
 			}
 			c := newCandidate(s, DetectorPreference, TypePreference, scope+":"+sent, sent, "Preference ("+scope+"): "+sent, sent, t.Index)

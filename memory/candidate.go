@@ -147,7 +147,7 @@ func (c Candidate) Validate() error {
 	if len(missing) > 0 {
 		return fmt.Errorf("candidate %q lacks %s", c.ID, strings.Join(missing, ", "))
 	}
-	if !candidateIDRE.MatchString(c.ID) {
+	if !candidateIDRE().MatchString(c.ID) {
 		return fmt.Errorf("candidate id %q is not a lowercase hex id", c.ID)
 	}
 	return nil

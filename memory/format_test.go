@@ -186,7 +186,7 @@ func TestIndex(t *testing.T) {
 		t.Fatalf("added %q", added)
 	}
 	for _, l := range added {
-		if !IndexLineRE.MatchString(l) {
+		if !IndexLineRE().MatchString(l) {
 			t.Errorf("%q does not match the index line form", l)
 		}
 	}

@@ -1,16 +1,17 @@
 package memory
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // IndexFile is the index's name inside memory_dir.
 const IndexFile = "MEMORY.md"
 
 // IndexLineRE is the one form of an index line (SPEC §6).
-var IndexLineRE = regexp.MustCompile(`^- \[([^\]]+)\]\(([^)]+)\) — (.{1,150})$`)
+var IndexLineRE = lazyre.New(`^- \[([^\]]+)\]\(([^)]+)\) — (.{1,150})$`)
 
 // IndexEntry is one line of MEMORY.md.
 type IndexEntry struct {
@@ -46,7 +47,7 @@ func ParseIndex(text string) Index {
 		if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "+ ") {
 			continue
 		}
-		m := IndexLineRE.FindStringSubmatch(line)
+		m := IndexLineRE().FindStringSubmatch(line)
 		if m == nil {
 			ix.Malformed = append(ix.Malformed, i+1)
 			continue
@@ -99,7 +100,7 @@ func AddToIndex(text string, entries ...IndexEntry) string {
 	var add []string
 	for _, e := range entries {
 		line := FormatIndexLine(e)
-		m := IndexLineRE.FindStringSubmatch(line)
+		m := IndexLineRE().FindStringSubmatch(line)
 		if ix.Has(m[2]) {
 			continue
 		}

@@ -1,7 +1,7 @@
 package memory
 
 import (
-	"regexp"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Overlap is how much a candidate overlaps another memory, on five
@@ -109,16 +109,16 @@ func kindSimilarity(a, b Comparable) float64 {
 }
 
 var (
-	negativeDirective = regexp.MustCompile(`(?i)\b(never|don't|do not|dont|avoid|stop|no longer|must not|mustn't|shouldn't|should not)\b|하지\s*마|하지\s*말|금지|절대|않도록|쓰지\s*마|말\s*것`)
-	positiveDirective = regexp.MustCompile(`(?i)\b(always|must|should|prefer|use|make sure|remember to|be sure to)\b|항상|반드시|무조건|꼭|사용해|써\s*줘|하세요|할\s*것`)
+	negativeDirective = lazyre.New(`(?i)\b(never|don't|do not|dont|avoid|stop|no longer|must not|mustn't|shouldn't|should not)\b|하지\s*마|하지\s*말|금지|절대|않도록|쓰지\s*마|말\s*것`)
+	positiveDirective = lazyre.New(`(?i)\b(always|must|should|prefer|use|make sure|remember to|be sure to)\b|항상|반드시|무조건|꼭|사용해|써\s*줘|하세요|할\s*것`)
 )
 
 // polarity is -1 for a prohibition, +1 for a prescription, 0 otherwise.
 func polarity(s string) int {
 	switch {
-	case negativeDirective.MatchString(s):
+	case negativeDirective().MatchString(s):
 		return -1
-	case positiveDirective.MatchString(s):
+	case positiveDirective().MatchString(s):
 		return 1
 	}
 	return 0

@@ -74,7 +74,7 @@ func (s *Store) Collect(ctx context.Context, snap Snapshot, p Pipeline) (Collect
 	now := s.now()
 	for i := range raw {
 		raw[i].Created = now
-		if !candidateIDRE.MatchString(raw[i].ID) {
+		if !candidateIDRE().MatchString(raw[i].ID) {
 			raw[i].ID = CandidateID(raw[i].Type, raw[i].Content) // ids are content hashes, whatever an analyzer says
 		}
 		if raw[i].SessionID == "" {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/adrg/frontmatter"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -108,7 +108,7 @@ var typeKeys = map[string][]string{
 	TypeTacit:      nil,
 }
 
-var candidateIDRE = regexp.MustCompile(`^[0-9a-f]{8,64}$`)
+var candidateIDRE = lazyre.New(`^[0-9a-f]{8,64}$`)
 
 // SchemaErrors checks a record file's frontmatter against the schema: the
 // required keys, their types, the type-specific keys, and, with
@@ -153,7 +153,7 @@ func SchemaErrors(data []byte, dir string, wantProject bool) []string {
 			errs = append(errs, fmt.Sprintf("description must be one line of 1–150 characters (has %d)", n))
 		}
 	}
-	if id, ok := str("candidate_id"); ok && !candidateIDRE.MatchString(id) {
+	if id, ok := str("candidate_id"); ok && !candidateIDRE().MatchString(id) {
 		errs = append(errs, fmt.Sprintf("candidate_id %q is not a lowercase hex id", id))
 	}
 	if v, ok := raw["evaluator_score"]; ok && v != nil {

@@ -1,11 +1,11 @@
 package memory
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -155,10 +155,10 @@ const (
 )
 
 var (
-	directEN      = regexp.MustCompile(`(?i)\b(?:in|for|across) this (?:project|repo|repository|codebase|code base)\b\s*[,:]?\s*(?:,\s*)?(.+)`)
-	directENAfter = regexp.MustCompile(`(?i)\b((?:we\s+)?(?:always|never)\b.+?)\s+(?:in|for|across) this (?:project|repo|repository|codebase)\b`)
-	directKR      = regexp.MustCompile(`이\s*(?:프로젝트|저장소|레포|리포|코드베이스)(?:에서|에선)?(?:는|도)?\s*[,:]?\s*(.+)`)
-	krImperative  = regexp.MustCompile(`(해|해요|해라|해줘|해 줘|하세요|합니다|한다|할 것|써|써요|써라|쓴다|씁니다|마|마라|말 것|말자|하자|지킨다|돼|된다|안 된다|안 돼)[.!。]?$`)
+	directEN      = lazyre.New(`(?i)\b(?:in|for|across) this (?:project|repo|repository|codebase|code base)\b\s*[,:]?\s*(?:,\s*)?(.+)`)
+	directENAfter = lazyre.New(`(?i)\b((?:we\s+)?(?:always|never)\b.+?)\s+(?:in|for|across) this (?:project|repo|repository|codebase)\b`)
+	directKR      = lazyre.New(`이\s*(?:프로젝트|저장소|레포|리포|코드베이스)(?:에서|에선)?(?:는|도)?\s*[,:]?\s*(.+)`)
+	krImperative  = lazyre.New(`(해|해요|해라|해줘|해 줘|하세요|합니다|한다|할 것|써|써요|써라|쓴다|씁니다|마|마라|말 것|말자|하자|지킨다|돼|된다|안 된다|안 돼)[.!。]?$`)
 )
 
 // DirectRule extracts a direct project-rule statement from a user message
@@ -167,13 +167,13 @@ var (
 func DirectRule(text string) string {
 	for _, s := range sentences(text) {
 		var rule string
-		if m := directENAfter.FindStringSubmatch(s); m != nil {
+		if m := directENAfter().FindStringSubmatch(s); m != nil {
 			rule = m[1]
-		} else if m := directEN.FindStringSubmatch(s); m != nil {
+		} else if m := directEN().FindStringSubmatch(s); m != nil {
 			rule = m[1]
-		} else if m := directKR.FindStringSubmatch(s); m != nil {
+		} else if m := directKR().FindStringSubmatch(s); m != nil {
 			rule = m[1]
-			if polarity(rule) == 0 && !krImperative.MatchString(strings.TrimSpace(rule)) {
+			if polarity(rule) == 0 && !krImperative().MatchString(strings.TrimSpace(rule)) {
 				continue
 			}
 		} else {

@@ -1,13 +1,13 @@
 package memory
 
 import (
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -33,11 +33,11 @@ type Keywords struct {
 
 func (k Keywords) all() []string { return append(slices.Clone(k.EN), k.KR...) }
 
-var leadingNo = regexp.MustCompile(`(?i)^\s*(no|nope|nah)\s*[,.!—-]|^\s*아니(요|오)?\s*[,.!]`)
+var leadingNo = lazyre.New(`(?i)^\s*(no|nope|nah)\s*[,.!—-]|^\s*아니(요|오)?\s*[,.!]`)
 
 // IsCorrection reports whether a user message corrects the agent.
 func (k Keywords) IsCorrection(text string) bool {
-	if leadingNo.MatchString(text) {
+	if leadingNo().MatchString(text) {
 		return true
 	}
 	_, ok := containsFold(text, k.all())
@@ -46,7 +46,7 @@ func (k Keywords) IsCorrection(text string) bool {
 
 // clauseSplit separates clauses for picking the instruction out of a
 // correction.
-var clauseSplit = regexp.MustCompile(`[.!?。！？;:\n]+|\s[—–-]{1,2}\s|,\s*`)
+var clauseSplit = lazyre.New(`[.!?。！？;:\n]+|\s[—–-]{1,2}\s|,\s*`)
 
 // filler are words that carry no instruction next to a correction keyword.
 var filler = toSet(`again still that's thats that it's its you you're youre this is was are wrong incorrect not correct right
@@ -57,7 +57,7 @@ no nope nah said told already totally completely just all again sorry hmm ugh`)
 // the whole message when nothing is left.
 func (k Keywords) Instruction(text string) string {
 	var keep []string
-	for _, clause := range clauseSplit.Split(text, -1) {
+	for _, clause := range clauseSplit().Split(text, -1) {
 		clause = strings.TrimSpace(clause)
 		if clause == "" || k.isReaction(clause) {
 			continue
@@ -78,7 +78,7 @@ func (k Keywords) Instruction(text string) string {
 // filler), carrying no instruction.
 func (k Keywords) isReaction(clause string) bool {
 	low := strings.ToLower(clause)
-	hasMarker := leadingNo.MatchString(clause+",") || normalize(clause) == "no"
+	hasMarker := leadingNo().MatchString(clause+",") || normalize(clause) == "no"
 	if _, ok := containsFold(low, k.all()); ok {
 		hasMarker = true
 	}

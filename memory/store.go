@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Redactor removes secrets from text before it reaches a vault file; cmd
@@ -133,11 +133,11 @@ func writeYAML(p string, v any) error {
 	return gitops.WriteFileAtomic(p, data)
 }
 
-var safeNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_\-]{0,127}$`)
+var safeNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_\-]{0,127}$`)
 
 // safeName keeps a runtime file name flat and harmless.
 func safeName(s string) string {
-	if safeNameRE.MatchString(s) {
+	if safeNameRE().MatchString(s) {
 		return s
 	}
 	return "s-" + hashID(s)

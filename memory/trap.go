@@ -2,9 +2,9 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -84,7 +84,7 @@ func (t Trap) Render() string {
 	return b.String()
 }
 
-var trapMetaRE = regexp.MustCompile(`<!--\s*scribe:\s*flavor=(\S+)\s+scope=(\S+)\s*-->`)
+var trapMetaRE = lazyre.New(`<!--\s*scribe:\s*flavor=(\S+)\s+scope=(\S+)\s*-->`)
 
 // ParseTrap reads a record back (after a person edited it); ok is false
 // when the title or a section is missing.
@@ -100,7 +100,7 @@ func ParseTrap(text string) (Trap, bool) {
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		if m := trapMetaRE.FindStringSubmatch(line); m != nil {
+		if m := trapMetaRE().FindStringSubmatch(line); m != nil {
 			t.Flavor, t.Scope = m[1], m[2]
 			continue
 		}

@@ -2,9 +2,9 @@ package notes
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -179,8 +179,8 @@ func truthy(v any) bool {
 }
 
 var (
-	boldField   = regexp.MustCompile(`^\*\*([^*]+)\*\*:\s*(.*)$`)
-	bulletField = regexp.MustCompile(`^[-*]\s+([A-Za-z][A-Za-z ]+):\s*(.*)$`)
+	boldField   = lazyre.New(`^\*\*([^*]+)\*\*:\s*(.*)$`)
+	bulletField = lazyre.New(`^[-*]\s+([A-Za-z][A-Za-z ]+):\s*(.*)$`)
 )
 
 // parseDispatchMarkdown reads the "## Scribe Dispatch" prompt of seed 000.
@@ -202,10 +202,10 @@ func parseDispatchMarkdown(s string) (WrapInput, bool) {
 			}
 			continue
 		}
-		if m := boldField.FindStringSubmatch(t); m != nil {
+		if m := boldField().FindStringSubmatch(t); m != nil {
 			raw[m[1]] = m[2]
 			found = true
-		} else if m := bulletField.FindStringSubmatch(t); m != nil {
+		} else if m := bulletField().FindStringSubmatch(t); m != nil {
 			raw[m[1]] = m[2]
 		}
 	}

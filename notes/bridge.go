@@ -3,12 +3,12 @@ package notes
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -298,9 +298,9 @@ func unhex(c byte) byte {
 }
 
 var (
-	urgentLine  = regexp.MustCompile(`^(?:⚠\x{FE0F}?\s*)?(?i:urgent)\s*:\s*(.*)$`)
-	updatedLine = regexp.MustCompile(`^(?i:updated)\s*:\s*(.*)$`)
-	witnessLine = regexp.MustCompile(`^(?i:witness)\s*:\s*(.*)$`)
+	urgentLine  = lazyre.New(`^(?:⚠\x{FE0F}?\s*)?(?i:urgent)\s*:\s*(.*)$`)
+	updatedLine = lazyre.New(`^(?i:updated)\s*:\s*(.*)$`)
+	witnessLine = lazyre.New(`^(?i:witness)\s*:\s*(.*)$`)
 )
 
 // bridgeSection maps a "## " heading to the section it names, leniently.
@@ -365,13 +365,13 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 			continue
 		}
 		if !inSections {
-			if m := urgentLine.FindStringSubmatch(trimmed); m != nil && b.Urgent == "" {
+			if m := urgentLine().FindStringSubmatch(trimmed); m != nil && b.Urgent == "" {
 				b.Urgent = singleLine(m[1])
 				recognized = true
-			} else if m := updatedLine.FindStringSubmatch(trimmed); m != nil {
+			} else if m := updatedLine().FindStringSubmatch(trimmed); m != nil {
 				b.Updated, _ = ParseTime(m[1]) // unreadable: zero time, never fatal
 				recognized = true
-			} else if m := witnessLine.FindStringSubmatch(trimmed); m != nil {
+			} else if m := witnessLine().FindStringSubmatch(trimmed); m != nil {
 				b.Witness = CanonicalVerdict(m[1])
 			}
 			continue

@@ -1,11 +1,11 @@
 package notes
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/transcript"
 )
@@ -49,7 +49,7 @@ type Candidate struct {
 const maxCandidates = 100
 
 var (
-	sentenceEnd = regexp.MustCompile(`[.!?。！？]+(?:\s+|$)`)
+	sentenceEnd = lazyre.New(`[.!?。！？]+(?:\s+|$)`)
 	// enFillers start a sentence without saying what to do.
 	enFillers = []string{
 		"we should", "we need to", "we'll need to", "we will need to", "we have to", "we can", "we could",
@@ -168,7 +168,7 @@ func proseLines(text string) []string {
 func splitSentences(s string) []string {
 	var out []string
 	last := 0
-	for _, loc := range sentenceEnd.FindAllStringIndex(s, -1) {
+	for _, loc := range sentenceEnd().FindAllStringIndex(s, -1) {
 		// Keep the terminator with its sentence ("… later?" stays a question).
 		end := loc[0] + len(strings.TrimRightFunc(s[loc[0]:loc[1]], unicode.IsSpace))
 		if t := strings.TrimSpace(s[last:end]); t != "" {

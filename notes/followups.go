@@ -2,11 +2,11 @@ package notes
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -94,13 +94,13 @@ type Followup struct {
 }
 
 var (
-	tagPrefix   = regexp.MustCompile(`^\(([^()\s][^()]*)\)\s+`)
-	bulletStart = regexp.MustCompile(`^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$`)
+	tagPrefix   = lazyre.New(`^\(([^()\s][^()]*)\)\s+`)
+	bulletStart = lazyre.New(`^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$`)
 )
 
 // cutTag splits a leading "(project) " tag off s.
 func cutTag(s string) (tag, rest string, ok bool) {
-	m := tagPrefix.FindStringSubmatchIndex(s)
+	m := tagPrefix().FindStringSubmatchIndex(s)
 	if m == nil {
 		return "", s, false
 	}
@@ -127,7 +127,7 @@ const (
 
 // listItem reads a bullet or numbered list line.
 func listItem(line string) (indent int, box boxState, text string, ok bool) {
-	m := bulletStart.FindStringSubmatch(line)
+	m := bulletStart().FindStringSubmatch(line)
 	if m == nil {
 		return 0, boxNone, "", false
 	}
@@ -185,7 +185,7 @@ func dropDoneNote(s string) string {
 	if !strings.Contains(strings.ToLower(s), "(done") {
 		return s
 	}
-	return doneAnnotation.ReplaceAllString(s, "")
+	return doneAnnotation().ReplaceAllString(s, "")
 }
 
 // maxFollowupRunes caps one follow-up's text.

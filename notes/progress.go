@@ -2,10 +2,10 @@ package notes
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
@@ -22,8 +22,8 @@ type Item struct {
 }
 
 var (
-	checkboxLine   = regexp.MustCompile(`^([ \t]*)([-*+])([ \t]+)\[([ xX])\]([ \t]+)(.*)$`)
-	doneAnnotation = regexp.MustCompile(`(?i)\s*\(done\b[^()]*\)\s*$`)
+	checkboxLine   = lazyre.New(`^([ \t]*)([-*+])([ \t]+)\[([ xX])\]([ \t]+)(.*)$`)
+	doneAnnotation = lazyre.New(`(?i)\s*\(done\b[^()]*\)\s*$`)
 )
 
 // checkbox is a checkbox line split into the parts Tick rebuilds.
@@ -36,11 +36,11 @@ type checkbox struct {
 
 // parseCheckbox reads a checkbox line (without its "\r").
 func parseCheckbox(line string) (checkbox, bool) {
-	m := checkboxLine.FindStringSubmatch(line)
+	m := checkboxLine().FindStringSubmatch(line)
 	if m == nil {
 		return checkbox{}, false
 	}
-	text := strings.TrimSpace(doneAnnotation.ReplaceAllString(m[6], ""))
+	text := strings.TrimSpace(doneAnnotation().ReplaceAllString(m[6], ""))
 	if text == "" {
 		return checkbox{}, false
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // ProseWriter lets an agent write a wrap's prose. notes never calls an LLM
@@ -29,8 +30,8 @@ var ErrNoProse = errors.New("no prose route")
 var (
 	// findingLine is a bridge note line that talks about the witness or
 	// carries a verdict with detail: findings, which belong in the journal.
-	findingLine = regexp.MustCompile(`(?i)^(?:[-*+]\s+)?(?:\*\*)?(?:witness\b|(?:PASS|WARN|BLOCK)\b\W*\S)`)
-	witnessOnly = regexp.MustCompile(`^Witness: (PASS|WARN|BLOCK)$`)
+	findingLine = lazyre.New(`(?i)^(?:[-*+]\s+)?(?:\*\*)?(?:witness\b|(?:PASS|WARN|BLOCK)\b\W*\S)`)
+	witnessOnly = lazyre.New(`^Witness: (PASS|WARN|BLOCK)$`)
 )
 
 // writeProse asks v.Prose for the plan's prose and keeps what passes the
@@ -98,13 +99,13 @@ func AcceptBridgeProse(text string, draft BridgeNote, findings []string) (Bridge
 	}
 	for _, raw := range strings.Split(text, "\n") {
 		line := strings.TrimSpace(raw)
-		if witnessOnly.MatchString(line) {
-			if m := witnessOnly.FindStringSubmatch(line); m[1] != CanonicalVerdict(draft.Witness) {
+		if witnessOnly().MatchString(line) {
+			if m := witnessOnly().FindStringSubmatch(line); m[1] != CanonicalVerdict(draft.Witness) {
 				return draft, "it changes the witness verdict"
 			}
 			continue
 		}
-		if findingLine.MatchString(line) {
+		if findingLine().MatchString(line) {
 			return draft, fmt.Sprintf("it carries witness findings (%q); findings belong in the journal only", truncate(line, 80))
 		}
 	}

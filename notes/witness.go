@@ -1,9 +1,10 @@
 package notes
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Witness verdicts: the only values a bridge note's Witness marker may hold.
@@ -44,10 +45,10 @@ func FinalVerdict(events []WitnessEvent) string {
 }
 
 var (
-	verdictWord   = regexp.MustCompile(`^(?i)(pass|warn|block)(?:ed|ing|es|s)?\b`)
-	iterPrefix    = regexp.MustCompile(`^(?i)(?:iter(?:ation)?\.?\s*#?\s*\d+|#\d+|i\d+|round\s*\d+)\b`)
-	iterWhole     = regexp.MustCompile(`^(?i)(?:iter(?:ation)?\.?\s*#?\s*\d+|#\d+|i\d+|round\s*\d+|\d+)$`)
-	renderedEvent = regexp.MustCompile(`^(PASS|WARN|BLOCK)(?: \(([^(),;]*)\))?(?: — (.*))?$`)
+	verdictWord   = lazyre.New(`^(?i)(pass|warn|block)(?:ed|ing|es|s)?\b`)
+	iterPrefix    = lazyre.New(`^(?i)(?:iter(?:ation)?\.?\s*#?\s*\d+|#\d+|i\d+|round\s*\d+)\b`)
+	iterWhole     = lazyre.New(`^(?i)(?:iter(?:ation)?\.?\s*#?\s*\d+|#\d+|i\d+|round\s*\d+|\d+)$`)
+	renderedEvent = lazyre.New(`^(PASS|WARN|BLOCK)(?: \(([^(),;]*)\))?(?: — (.*))?$`)
 )
 
 // ParseWitness reads a witness verdict list as given to `wrap --witness` or
@@ -77,7 +78,7 @@ func ParseWitness(s string) []WitnessEvent {
 				depth--
 			}
 		case ';', ',', '\n':
-			if depth == 0 && verdictWord.MatchString(strings.TrimLeft(s[i+1:], " \t\r\n")) {
+			if depth == 0 && verdictWord().MatchString(strings.TrimLeft(s[i+1:], " \t\r\n")) {
 				if ev, ok := parseWitnessEvent(s[start:i]); ok {
 					events = append(events, ev)
 				}
@@ -98,7 +99,7 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 	if p == "" {
 		return WitnessEvent{}, false
 	}
-	m := verdictWord.FindStringSubmatchIndex(p)
+	m := verdictWord().FindStringSubmatchIndex(p)
 	if m == nil {
 		return WitnessEvent{Findings: singleLine(p)}, true
 	}
@@ -109,7 +110,7 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 			inner := rest[1:end]
 			after := trimSeparator(rest[end+1:])
 			first, remainder, _ := cutAny(inner, ",;")
-			if iterWhole.MatchString(strings.TrimSpace(first)) {
+			if iterWhole().MatchString(strings.TrimSpace(first)) {
 				ev.Iteration = singleLine(first)
 				inner = remainder
 			}
@@ -117,7 +118,7 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 			return ev, true
 		}
 	}
-	if loc := iterPrefix.FindStringIndex(rest); loc != nil {
+	if loc := iterPrefix().FindStringIndex(rest); loc != nil {
 		ev.Iteration = singleLine(rest[:loc[1]])
 		rest = trimSeparator(rest[loc[1]:])
 	}
@@ -130,7 +131,7 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 // lines may list several events.
 func parseWitnessLine(v string) []WitnessEvent {
 	v = strings.TrimSpace(v)
-	if m := renderedEvent.FindStringSubmatch(v); m != nil {
+	if m := renderedEvent().FindStringSubmatch(v); m != nil {
 		return []WitnessEvent{{Verdict: m[1], Iteration: m[2], Findings: m[3]}}
 	}
 	return ParseWitness(v)

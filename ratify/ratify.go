@@ -18,12 +18,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // Options are what mining and ratifying need.
@@ -60,11 +60,11 @@ const DefaultInbox = "# Inbox\n\nCandidates mined from drafts and reviews. Tick 
 	PendingHeading + "\n\n" + RatifiedHeading + "\n"
 
 var (
-	viaRE       = regexp.MustCompile(`\(via \[\[([^\]\n]+)\]\]\)`)
-	headingRE   = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	bulletRE    = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*\S)\s*$`)
-	tickedRE    = regexp.MustCompile(`^\s*[-*+]\s+\[[xX]\]\s+(.*\S)\s*$`)
-	conflictPre = regexp.MustCompile(`^⚠ conflicts with ratified "[^"\n]*": `)
+	viaRE       = lazyre.New(`\(via \[\[([^\]\n]+)\]\]\)`)
+	headingRE   = lazyre.New(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	bulletRE    = lazyre.New(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*\S)\s*$`)
+	tickedRE    = lazyre.New(`^\s*[-*+]\s+\[[xX]\]\s+(.*\S)\s*$`)
+	conflictPre = lazyre.New(`^⚠ conflicts with ratified "[^"\n]*": `)
 )
 
 // Candidates returns the bullets of a note's "Introduced candidates"
@@ -76,7 +76,7 @@ func Candidates(text string) []string {
 	in := false
 	for _, line := range lines {
 		t := strings.TrimSpace(line)
-		if m := headingRE.FindStringSubmatch(t); m != nil {
+		if m := headingRE().FindStringSubmatch(t); m != nil {
 			in = isCandidatesTitle(m[2])
 			continue
 		}
@@ -87,7 +87,7 @@ func Candidates(text string) []string {
 		if !in {
 			continue
 		}
-		m := bulletRE.FindStringSubmatch(line)
+		m := bulletRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -96,7 +96,7 @@ func Candidates(text string) []string {
 		case "", "none", "n/a", "na", "nothing", "-":
 			continue
 		}
-		c = viaRE.ReplaceAllString(c, "")
+		c = viaRE().ReplaceAllString(c, "")
 		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
@@ -129,12 +129,12 @@ func norm(s string) string { return strings.ToLower(strings.Join(strings.Fields(
 // factText strips a ledger or inbox line to its fact: no bullet, box,
 // conflict note or via-link.
 func factText(line string) string {
-	m := bulletRE.FindStringSubmatch(line)
+	m := bulletRE().FindStringSubmatch(line)
 	if m == nil {
 		return ""
 	}
-	s := conflictPre.ReplaceAllString(m[1], "")
-	return strings.TrimSpace(viaRE.ReplaceAllString(s, ""))
+	s := conflictPre().ReplaceAllString(m[1], "")
+	return strings.TrimSpace(viaRE().ReplaceAllString(s, ""))
 }
 
 // span is a section: its heading line and the first line after it.
@@ -145,7 +145,7 @@ func sectionOf(lines []string, heading string) (span, bool) {
 		if strings.EqualFold(strings.TrimSpace(l), heading) {
 			end := len(lines)
 			for j := i + 1; j < len(lines); j++ {
-				if m := headingRE.FindStringSubmatch(strings.TrimSpace(lines[j])); m != nil && len(m[1]) <= 2 {
+				if m := headingRE().FindStringSubmatch(strings.TrimSpace(lines[j])); m != nil && len(m[1]) <= 2 {
 					end = j
 					break
 				}
@@ -166,7 +166,7 @@ func MineText(inbox string, sources []Source) (string, []Item) {
 	}
 	lines := strings.Split(strings.TrimSuffix(inbox, "\n"), "\n")
 	mined := map[string]bool{}
-	for _, m := range viaRE.FindAllStringSubmatch(inbox, -1) {
+	for _, m := range viaRE().FindAllStringSubmatch(inbox, -1) {
 		mined[strings.TrimSpace(m[1])] = true
 	}
 	facts := map[string]string{} // key → fact
@@ -278,14 +278,14 @@ func RatifyText(inbox string) (string, []string) {
 			keep = append(keep, l)
 			continue
 		}
-		m := tickedRE.FindStringSubmatch(l)
+		m := tickedRE().FindStringSubmatch(l)
 		if m == nil {
 			keep = append(keep, l)
 			continue
 		}
-		text := strings.TrimSpace(conflictPre.ReplaceAllString(m[1], ""))
+		text := strings.TrimSpace(conflictPre().ReplaceAllString(m[1], ""))
 		moved = append(moved, "- "+text)
-		facts = append(facts, strings.TrimSpace(viaRE.ReplaceAllString(text, "")))
+		facts = append(facts, strings.TrimSpace(viaRE().ReplaceAllString(text, "")))
 	}
 	if len(moved) == 0 {
 		return inbox, nil

@@ -17,9 +17,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 //go:embed defaults/*.md
@@ -86,7 +87,7 @@ const ShapeLine = "Output shape: "
 // maxSkillBytes caps an override file.
 const maxSkillBytes = 256 << 10
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var nameRE = lazyre.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // ErrUnknownSkill means neither the repository nor the defaults have it.
 var ErrUnknownSkill = errors.New("unknown skill")
@@ -125,7 +126,7 @@ func Defaults() []string {
 // repository has one (a regular file, not a symlink), else the embedded
 // default.
 func (l Library) Get(name string) (Skill, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return Skill{}, fmt.Errorf("skill name %q: use lower-case letters, digits, _ and -", name)
 	}
 	if l.Root != "" && l.Dir != "" {
