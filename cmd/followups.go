@@ -196,15 +196,6 @@ func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, 
 		return nil, err
 	}
 	fr.Routing = &rep
-	if rep.Status == "deferred" {
-		// Nothing was written: the decisions are not lost, but not kept either.
-		for _, a := range assigns {
-			if a.To != notes.RouteSkip {
-				fr.Unrouted = append(fr.Unrouted, a.Candidate)
-			}
-		}
-		fr.UnroutedWhy = "routing could not be committed: " + rep.Reason + "; run the same command again once that is settled"
-	}
 	return fr, nil
 }
 

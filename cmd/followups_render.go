@@ -51,8 +51,8 @@ func renderRouting(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
 			for _, a := range r.Routed {
 				fmt.Fprintf(out, "  %s → %s\n", a.Candidate.Text, a.Path)
 			}
-		case "deferred":
-			fmt.Fprintf(out, "%s %s\n", ios.Bold("not routed:"), r.Reason)
+		case "queued":
+			fmt.Fprintf(out, "%s %s\n", ios.Bold("routing queued:"), r.Reason)
 		}
 		for _, a := range r.Skipped {
 			fmt.Fprintf(out, "  skipped: %s\n", a.Candidate.Text)

@@ -140,9 +140,10 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			kinds[q.Kind]++
 		}
 		var parts []string
-		for _, k := range []string{notes.KindCommit, notes.KindPlan} {
+		for _, k := range []string{notes.KindCommit, notes.KindPlan, notes.KindRoute} {
 			if kinds[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)", notes.KindPlan: "deferred wrap(s)"}[k]))
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)",
+					notes.KindPlan: "deferred wrap(s)", notes.KindRoute: "follow-up routing(s)"}[k]))
 			}
 		}
 		fmt.Fprintf(out, "%s %d record(s) waiting (%s); run `git scribe wrap` to land them as one progress: commit\n",

@@ -17,6 +17,8 @@ const (
 	KindPlan = "plan"
 	// KindCommit is a commit recorded by the post-commit hook.
 	KindCommit = "commit"
+	// KindRoute is a person's follow-up routing that could not commit.
+	KindRoute = "route"
 )
 
 // CommitRecord is what the post-commit hook queues for one commit.
@@ -436,5 +438,9 @@ func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err erro
 	if errors.As(err, &de) {
 		return 0, de.Reason, nil
 	}
-	return n, "", err
+	if err != nil {
+		return n, "", err
+	}
+	routed, _ := v.LandQueuedRoutes(ctx)
+	return n + routed, "", nil
 }

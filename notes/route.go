@@ -2,6 +2,7 @@ package notes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -337,7 +338,7 @@ func (v *Vault) activePath(project, task string, multi bool) (string, error) {
 
 // RouteReport is what routing wrote.
 type RouteReport struct {
-	Status   string               `json:"status"` // committed | nothing | deferred
+	Status   string               `json:"status"` // committed | nothing | queued
 	Reason   string               `json:"reason,omitempty"`
 	Commit   *gitops.CommitResult `json:"commit,omitempty"`
 	Routed   []Assignment         `json:"routed"`
@@ -353,7 +354,52 @@ type RouteReport struct {
 // task's todos.md. ACTIVE-STATUS.md is regenerated in the same commit. An
 // item already in its target file is not written twice. Text is redacted
 // before it reaches a file.
+//
+// When the commit cannot be made now, the person's choices are queued under
+// the git dir (principle 3) and the next synchronous command lands them.
 func (v *Vault) RouteFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
+	rep, err := v.routeFollowups(ctx, assigns)
+	if err != nil || rep.Status != "deferred" {
+		return rep, err
+	}
+	if _, err := v.Repo.Enqueue(KindRoute, rep.Reason, assigns); err != nil {
+		return rep, fmt.Errorf("%s, and queueing the routing failed: %w", rep.Reason, err)
+	}
+	rep.Status = "queued"
+	rep.Reason += "; your choices are queued and the next git scribe command lands them"
+	return rep, nil
+}
+
+// LandQueuedRoutes lands routing choices queued by RouteFollowups, oldest
+// first; those that still cannot be committed stay queued.
+func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []string) {
+	items, _ := v.Repo.Queued()
+	for _, it := range items {
+		if it.Kind != KindRoute {
+			continue
+		}
+		var assigns []Assignment
+		if err := json.Unmarshal(it.Payload, &assigns); err != nil {
+			warns = append(warns, fmt.Sprintf("queued routing %s is unreadable and was left in place: %v", it.ID, err))
+			continue
+		}
+		rep, err := v.routeFollowups(ctx, assigns)
+		if err != nil {
+			warns = append(warns, "queued routing: "+err.Error())
+			return landed, warns
+		}
+		if rep.Status == "deferred" {
+			return landed, warns // still blocked; keep it for the next command
+		}
+		if err := v.Repo.Dequeue([]gitops.QueueItem{it}); err != nil {
+			warns = append(warns, err.Error())
+		}
+		landed++
+	}
+	return landed, warns
+}
+
+func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
 	rep := RouteReport{Routed: []Assignment{}, Skipped: []Assignment{}}
 	byPath := map[string][]Assignment{}
 	var paths []string

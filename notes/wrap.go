@@ -170,7 +170,9 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.Landed = landed
+	routed, warns := v.LandQueuedRoutes(ctx)
+	rep.Landed = landed + routed
+	rep.Warnings = append(rep.Warnings, warns...)
 	if res.SHA == "" {
 		rep.Status, rep.Reason = "nothing", "the vault files already say this; no commit made"
 		return rep, nil
