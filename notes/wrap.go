@@ -303,7 +303,8 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 
 	hint := v.redact(oneLine(in.Hint))
 	witness := ParseWitness(v.redact(in.Witness))
-	p.Summary = summarise(hint, ch, files)
+	// A commit subject can stand in for the hint: it passes the redactor too.
+	p.Summary = v.redact(summarise(hint, ch, files))
 	if p.Modes.Has(ModeJournal) {
 		e := Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
 			Notable: v.redact(notable), Tests: v.redact(oneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
