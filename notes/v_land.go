@@ -241,7 +241,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			locks = append(locks, "bridge")
 		}
 	}
-	modes = canonical(modes)
+	modes = Canonical(modes)
 	bridgeOf := func(p Plan) string {
 		if p.Branch != "" {
 			return BridgeVaultPath(p.Branch)
@@ -372,7 +372,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 		},
 		Message: func([]string) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(strings.Join(ticked, ", ")+" done"), 72))
+			fmt.Fprintf(&b, "progress: %s\n\n", Truncate(oneLine(strings.Join(ticked, ", ")+" done"), 72))
 			for _, t := range ticked {
 				fmt.Fprintf(&b, "- [x] %s\n", t)
 			}
@@ -429,10 +429,10 @@ func commitMessage(all []Plan, modes Modes, ticked []string, ids []string) strin
 	case len(main) == 1:
 		subject = main[0].Summary
 	default:
-		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, plural(len(main)-1))
+		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, Plural(len(main)-1))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(subject), 72))
+	fmt.Fprintf(&b, "progress: %s\n\n", Truncate(oneLine(subject), 72))
 	for _, t := range ticked {
 		fmt.Fprintf(&b, "- [x] %s\n", t)
 	}
@@ -518,18 +518,18 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 		p.Modes, p.Row = Dispatch(Situation{Files: len(list)})
 	}
 	if p.Modes.Has(ModeJournal) {
-		summary := fmt.Sprintf("%d commit%s recorded", len(p.Commits), plural(len(p.Commits)))
+		summary := fmt.Sprintf("%d commit%s recorded", len(p.Commits), Plural(len(p.Commits)))
 		if len(subjects) == 1 {
 			summary = subjects[0]
 		}
-		p.Summary = truncate(v.redact(oneLine(summary)), 72)
+		p.Summary = Truncate(v.redact(oneLine(summary)), 72)
 		p.Entry = &Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
 			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
 	} else {
 		p.Modes = nil
 	}
 	if len(p.Done) > 0 {
-		p.Modes = canonical(append(p.Modes, ModeProgress))
+		p.Modes = Canonical(append(p.Modes, ModeProgress))
 		if p.Summary == "" {
 			p.Summary = strings.Join(p.Done, ", ") + " done"
 		}

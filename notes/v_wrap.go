@@ -15,31 +15,6 @@ import (
 	"github.com/git-scribe/git-scribe/gitops"
 )
 
-// WrapInput is everything a session hands to wrap: the fields of seed 000's
-// "Scribe Dispatch" prompt plus wrap's own switches.
-type WrapInput struct {
-	Loop       string   `json:"loop,omitempty" yaml:"loop"` // keep | discard
-	SessionEnd bool     `json:"session_end,omitempty" yaml:"session_end"`
-	Trivial    bool     `json:"trivial,omitempty" yaml:"trivial"`
-	Hint       string   `json:"context_hint,omitempty" yaml:"context_hint"`
-	Tests      string   `json:"test_results,omitempty" yaml:"test_results"`
-	Witness    string   `json:"witness_verdicts,omitempty" yaml:"witness_verdicts"`
-	LoopReport string   `json:"loop_report,omitempty" yaml:"loop_report"`
-	Urgent     string   `json:"urgent,omitempty" yaml:"urgent"`
-	Result     string   `json:"result,omitempty" yaml:"result"` // shipped | partial | reverted
-	Done       []string `json:"done,omitempty" yaml:"done"`
-	Next       []string `json:"next,omitempty" yaml:"next"`
-	Questions  []string `json:"open_questions,omitempty" yaml:"open_questions"`
-	Traps      []string `json:"traps,omitempty" yaml:"traps"`
-	// ChangedFiles and DiffSummary, when given, replace reading the repo.
-	ChangedFiles []string `json:"changed_files,omitempty" yaml:"changed_files"`
-	DiffSummary  string   `json:"git_diff,omitempty" yaml:"git_diff"`
-	Mode         string   `json:"mode,omitempty" yaml:"mode"`
-	Base         string   `json:"base,omitempty" yaml:"base"`
-
-	DryRun bool `json:"-" yaml:"-"`
-}
-
 // Plan is a wrap's result before it lands: durable, so it can be queued.
 type Plan struct {
 	Modes       Modes       `json:"modes"`
@@ -423,30 +398,15 @@ func summarise(hint string, ch gitops.Changes, files []string) string {
 	if s == "" {
 		s = "Changed " + changeCount(ch, files)
 	}
-	return truncate(s, 72)
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	return Truncate(s, 72)
 }
 
 func changeCount(ch gitops.Changes, files []string) string {
-	s := fmt.Sprintf("%d file%s", len(files), plural(len(files)))
+	s := fmt.Sprintf("%d file%s", len(files), Plural(len(files)))
 	if n := len(ch.Commits); n > 0 {
-		s += fmt.Sprintf(" in %d commit%s", n, plural(n))
+		s += fmt.Sprintf(" in %d commit%s", n, Plural(n))
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func listFew(items []string, n int) string {
@@ -493,7 +453,7 @@ func scope(files []string) string {
 	if len(order) == 0 {
 		return "no file changes"
 	}
-	return fmt.Sprintf("%s (%d file%s)", listFew(order, 6), len(files), plural(len(files)))
+	return fmt.Sprintf("%s (%d file%s)", listFew(order, 6), len(files), Plural(len(files)))
 }
 
 func result(in WrapInput, uncommitted bool) string {
@@ -533,10 +493,10 @@ func diffSummary(ch gitops.Changes) string {
 	}
 	parts := []string{fmt.Sprintf("+%d −%d", add, del)}
 	if n := len(ch.Staged) + len(ch.Unstaged); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d uncommitted change%s", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d uncommitted change%s", n, Plural(n)))
 	}
 	if n := len(ch.Untracked); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d untracked file%s", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d untracked file%s", n, Plural(n)))
 	}
 	if len(bins) > 0 {
 		parts = append(parts, "binary: "+listFew(dedup(bins), 3))

@@ -7,21 +7,6 @@ import (
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
-// Extraction is a transcript's follow-ups, checked against the durable
-// sources.
-type Extraction struct {
-	Transcript string            `json:"transcript"`
-	Format     transcript.Format `json:"format"`
-	Stats      transcript.Stats  `json:"stats"`
-	// Found is every follow-up the keywords caught; the durable ones carry
-	// where they are persisted.
-	Found []Candidate `json:"found"`
-	// Orphans are the follow-ups no durable source holds.
-	Orphans []Candidate `json:"orphans"`
-	// Sources are the durable sources the check read (for routing).
-	Sources []SourceFile `json:"-"`
-}
-
 // ExtractConversation reads the transcript at path (Claude Code JSONL,
 // Codex JSONL or text; corrupt lines are skipped and counted), finds the
 // follow-ups said in its user and assistant turns (sidechains, tool output
@@ -85,11 +70,11 @@ func ConversationOutcome(ex Extraction, routed *RouteReport, unrouted []Candidat
 	if routed != nil {
 		ca.Routed, ca.Skipped = len(routed.Routed), len(routed.Skipped)
 		for _, a := range routed.Skipped {
-			lost = append(lost, LostFollowup{Text: tagged(a.Project, a.Candidate.Text), Reason: "skipped", Detail: "a person chose Skip"})
+			lost = append(lost, LostFollowup{Text: Tagged(a.Project, a.Candidate.Text), Reason: "skipped", Detail: "a person chose Skip"})
 		}
 	}
 	for _, c := range unrouted {
-		lost = append(lost, LostFollowup{Text: tagged(c.Project, c.Text), Reason: "unrouted", Detail: why})
+		lost = append(lost, LostFollowup{Text: Tagged(c.Project, c.Text), Reason: "unrouted", Detail: why})
 	}
 	return ca, lost
 }

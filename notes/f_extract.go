@@ -89,14 +89,14 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 		if t, rest, ok := cutTag(c.Text); ok {
 			c.Project, c.Text = t, strings.TrimSpace(rest)
 		}
-		c.Text = capRunes(singleLine(c.Text), maxFollowupRunes)
-		c.Quote = capRunes(singleLine(c.Quote), maxFollowupRunes)
+		c.Text = CapRunes(SingleLine(c.Text), maxFollowupRunes)
+		c.Quote = CapRunes(SingleLine(c.Quote), maxFollowupRunes)
 		n := NormalizeFollowup(c.Text)
 		if len(n) < 2 {
 			return
 		}
 		for _, o := range norms {
-			if similarityRunes(o, n) >= theta {
+			if Ratio(o, n) >= theta {
 				return
 			}
 		}
@@ -152,7 +152,7 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 func proseLines(text string) []string {
 	var out []string
 	var fences markdown.Fences
-	for _, line := range splitLines(text) {
+	for _, line := range SplitLines(text) {
 		trimmed := strings.TrimLeft(line, " \t")
 		if fences.Skip(trimmed) {
 			continue
@@ -405,8 +405,8 @@ func MarkDurable(cands []Candidate, mentions []Followup, theta float64) []Candid
 			}
 		}
 	}
-	idx := &simIndex{theta: theta, texts: texts}
-	idx.pairs(compatible, func(i, j int) {
+	idx := &Index{Theta: theta, Texts: texts}
+	idx.Pairs(compatible, func(i, j int) {
 		match(j-nm, i) // i < j: i is the mention
 	})
 	var orphans []Candidate
