@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // FollowupsExtractOptions are `followups extract`'s parsed flags.
@@ -91,12 +92,12 @@ ACTIVE-STATUS.md regenerated. Exit status 1 when orphans are left unrouted
 // FollowupsReport is `followups extract --json` and the "followups" part of
 // `wrap --json`.
 type FollowupsReport struct {
-	notes.Extraction
-	Routing       *notes.RouteReport `json:"routing,omitempty"`
-	Unrouted      []notes.Candidate  `json:"unrouted"`
-	UnroutedWhy   string             `json:"unrouted_reason,omitempty"`
-	UnknownRoutes []string           `json:"unknown_routes,omitempty"`
-	Prompted      bool               `json:"prompted"`
+	followups.Extraction
+	Routing       *vault.RouteReport    `json:"routing,omitempty"`
+	Unrouted      []followups.Candidate `json:"unrouted"`
+	UnroutedWhy   string                `json:"unrouted_reason,omitempty"`
+	UnknownRoutes []string              `json:"unknown_routes,omitempty"`
+	Prompted      bool                  `json:"prompted"`
 }
 
 func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOptions) error {
@@ -128,14 +129,14 @@ func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOpt
 // decision file when one is given, else by ONE prompt when a person can
 // answer (announce: the orphans are listed first, for human output), else
 // not at all. dryRun asks and writes nothing.
-func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, routeFile string, dryRun, announce bool) (*FollowupsReport, error) {
-	var rf *notes.RouteFile
+func extractAndRoute(ctx context.Context, v *vault.Vault, ios *IOStreams, path, routeFile string, dryRun, announce bool) (*FollowupsReport, error) {
+	var rf *followups.RouteFile
 	if routeFile != "" {
 		data, err := os.ReadFile(routeFile)
 		if err != nil {
 			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read --route file: %w", err)}
 		}
-		parsed, err := notes.ParseRouteFile(data)
+		parsed, err := followups.ParseRouteFile(data)
 		if err != nil {
 			return nil, err
 		}
@@ -148,12 +149,12 @@ func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, 
 		}
 		return nil, err
 	}
-	fr := &FollowupsReport{Extraction: ex, Unrouted: []notes.Candidate{}}
+	fr := &FollowupsReport{Extraction: ex, Unrouted: []followups.Candidate{}}
 	if len(ex.Orphans) == 0 {
 		return fr, nil
 	}
 	theta := v.Config.Followups.Similarity
-	var routes map[int]notes.Route
+	var routes map[int]followups.Route
 	switch {
 	case dryRun:
 		fr.UnroutedWhy = "dry run: nothing asked, nothing written"
@@ -173,7 +174,7 @@ func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, 
 	default:
 		fr.UnroutedWhy = "no terminal to ask and no --route FILE; nothing is routed without a person's decision"
 	}
-	var assigns []notes.Assignment
+	var assigns []followups.Assignment
 	if len(routes) > 0 {
 		assigns, err = v.Assign(ex.Orphans, routes, ex.Sources)
 		if err != nil {
@@ -202,14 +203,14 @@ func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, 
 // audit is the persistence audit after a wrap or an extraction: the
 // dashboard's counts from the sources as they are now, plus what became of
 // the conversation's orphans.
-func audit(ctx context.Context, v *notes.Vault, fr *FollowupsReport) (*notes.Audit, notes.Dashboard, error) {
+func audit(ctx context.Context, v *vault.Vault, fr *FollowupsReport) (*followups.Audit, followups.Dashboard, error) {
 	d, err := v.ActiveStatus(ctx)
 	if err != nil {
 		return nil, d, err
 	}
 	a := d.Audit
 	if fr != nil {
-		a.Conversation, a.PotentiallyLost = notes.ConversationOutcome(fr.Extraction, fr.Routing, fr.Unrouted, fr.UnroutedWhy)
+		a.Conversation, a.PotentiallyLost = vault.ConversationOutcome(fr.Extraction, fr.Routing, fr.Unrouted, fr.UnroutedWhy)
 	}
 	return &a, d, nil
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/followups"
 )
 
 // renderFollowupsFound lists a transcript's follow-ups: the orphans (unless
@@ -71,7 +71,7 @@ func renderRouting(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
 
 // renderAudit prints the persistence audit: counts per source, potentially
 // lost follow-ups, untagged warnings.
-func renderAudit(ios *IOStreams, a *notes.Audit) {
+func renderAudit(ios *IOStreams, a *followups.Audit) {
 	if a == nil {
 		return
 	}

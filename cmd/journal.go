@@ -9,6 +9,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 func newJournalCmd(f *Factory) *cobra.Command {
@@ -64,9 +65,9 @@ func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) er
 		return err
 	}
 	v.Migrate(ctx)
-	vp := notes.VaultJournal
+	vp := vault.VaultJournal
 	if archive {
-		vp = notes.VaultArchive
+		vp = vault.VaultArchive
 	}
 	path := gitops.VaultRef + ":" + vp
 	_, files, err := v.ReadVault(ctx, vp)

@@ -11,7 +11,7 @@ import (
 	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/memory"
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // StatusReport is `git scribe status --json`.
@@ -87,15 +87,15 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	rep.Branch, rep.Head = strings.TrimPrefix(head.Ref, "refs/heads/"), head.Commit
 	p := v.Config.Paths
 	v.Migrate(ctx)
-	tip, vfiles, err := v.ReadVault(ctx, notes.BridgeVaultPath(head.Ref), notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
+	tip, vfiles, err := v.ReadVault(ctx, vault.BridgeVaultPath(head.Ref), vault.VaultJournal, vault.VaultArchive, vault.VaultActiveStatus)
 	if err != nil {
 		return err
 	}
 	rep.Vault = tip
-	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + notes.BridgeVaultPath(head.Ref), View: p.BridgeNote},
-		{Role: "journal", Path: gitops.VaultRef + ":" + notes.VaultJournal, View: p.Journal},
-		{Role: "journal archive", Path: gitops.VaultRef + ":" + notes.VaultArchive, View: p.JournalArchive},
-		{Role: "active status", Path: gitops.VaultRef + ":" + notes.VaultActiveStatus, View: p.ActiveStatus}} {
+	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + vault.BridgeVaultPath(head.Ref), View: p.BridgeNote},
+		{Role: "journal", Path: gitops.VaultRef + ":" + vault.VaultJournal, View: p.Journal},
+		{Role: "journal archive", Path: gitops.VaultRef + ":" + vault.VaultArchive, View: p.JournalArchive},
+		{Role: "active status", Path: gitops.VaultRef + ":" + vault.VaultActiveStatus, View: p.ActiveStatus}} {
 		_, vf.Exists = vfiles[strings.TrimPrefix(vf.Path, gitops.VaultRef+":")]
 		if !v.Config.View {
 			vf.View = ""
@@ -176,10 +176,10 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			kinds[q.Kind]++
 		}
 		var parts []string
-		for _, k := range []string{notes.KindCommit, notes.KindPlan, notes.KindRoute, memory.KindMemory, dispatch.KindDispatch} {
+		for _, k := range []string{vault.KindCommit, vault.KindPlan, vault.KindRoute, memory.KindMemory, dispatch.KindDispatch} {
 			if kinds[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)",
-					notes.KindPlan: "deferred wrap(s)", notes.KindRoute: "follow-up routing(s)",
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{vault.KindCommit: "recorded commit(s)",
+					vault.KindPlan: "deferred wrap(s)", vault.KindRoute: "follow-up routing(s)",
 					memory.KindMemory: "confirmed memory write(s)", dispatch.KindDispatch: "dispatch pass(es), landed by git scribe dispatch run"}[k]))
 			}
 		}

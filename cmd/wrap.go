@@ -14,6 +14,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // WrapOptions are wrap's parsed flags.
@@ -161,7 +162,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
 	}
-	var rep notes.WrapReport
+	var rep vault.WrapReport
 	if o.QueueOnly {
 		rep, err = v.Queue(ctx, in, "background wrap")
 	} else {
@@ -373,7 +374,7 @@ func spawnDetached(r *gitops.Repo, exe string, args []string) error {
 // proseAfterHook starts the agent's prose for the bridge note a Stop hook's
 // wrap just committed: detached, so the hook returns at once; its result is
 // queued and lands at the next synchronous command (SPEC §3).
-func proseAfterHook(ctx context.Context, f *Factory, v *notes.Vault, rep notes.WrapReport) {
+func proseAfterHook(ctx context.Context, f *Factory, v *vault.Vault, rep vault.WrapReport) {
 	if rep.Commit == nil || rep.Bridge == "" || proseWriter(ctx, f) == nil {
 		return
 	}

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // WrapJSON is `wrap --json`: the wrap report, the conversation follow-ups
 // (when a transcript was read) and the persistence audit.
 type WrapJSON struct {
-	notes.WrapReport
+	vault.WrapReport
 	Followups *FollowupsReport `json:"followups,omitempty"`
-	Audit     *notes.Audit     `json:"persistence_audit,omitempty"`
+	Audit     *followups.Audit `json:"persistence_audit,omitempty"`
 }
 
 // reportWrap finishes a wrap: it extracts the conversation's follow-ups
@@ -21,7 +23,7 @@ type WrapJSON struct {
 // transcript_path), routes the orphans (one prompt on a terminal, or the
 // --route file), and reports the wrap with its persistence audit. A hook's
 // transcript that cannot be read is a warning, never a failed wrap.
-func reportWrap(ctx context.Context, v *notes.Vault, o *WrapOptions, in notes.WrapInput, hook *hookInput, rep notes.WrapReport) error {
+func reportWrap(ctx context.Context, v *vault.Vault, o *WrapOptions, in notes.WrapInput, hook *hookInput, rep vault.WrapReport) error {
 	human := !o.JSON && !o.Hook
 	if human {
 		renderWrap(o.IO, rep)
@@ -66,12 +68,12 @@ func reportWrap(ctx context.Context, v *notes.Vault, o *WrapOptions, in notes.Wr
 		// wrote no journal entry (1–2 files changed, --trivial, …) and no
 		// source holds them.
 		if len(in.Next) > 0 && rep.Status != "queued" && rep.Status != "dry-run" {
-			cands := make([]notes.Candidate, len(in.Next))
+			cands := make([]followups.Candidate, len(in.Next))
 			for i, n := range in.Next {
-				cands[i] = notes.Candidate{N: i + 1, Text: redact(n)} // as the journal has it
+				cands[i] = followups.Candidate{N: i + 1, Text: redact(n)} // as the journal has it
 			}
-			for _, c := range notes.MarkDurable(cands, d.Mentions, v.Config.Followups.Similarity) {
-				a.PotentiallyLost = append(a.PotentiallyLost, notes.LostFollowup{Text: c.Text, Reason: "not journaled",
+			for _, c := range followups.MarkDurable(cands, d.Mentions, v.Config.Followups.Similarity) {
+				a.PotentiallyLost = append(a.PotentiallyLost, followups.LostFollowup{Text: c.Text, Reason: "not journaled",
 					Detail: "this wrap wrote no journal entry (" + rep.Reason + "); keep it with git scribe wrap --mode journal --next …"})
 			}
 		}

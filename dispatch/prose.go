@@ -6,6 +6,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/skills"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Prose is the dispatch-backed notes.ProseWriter: the bridge and journal
@@ -19,7 +20,7 @@ type Prose struct {
 
 // NewProse returns the prose writer, or nil when neither the bridge nor
 // the journal skill is routed (then wrap stays fully deterministic).
-func NewProse(d *Dispatcher) notes.ProseWriter {
+func NewProse(d *Dispatcher) vault.ProseWriter {
 	if !d.o.Routing.Routed(skills.Bridge) && !d.o.Routing.Routed(skills.Journal) {
 		return nil
 	}
@@ -38,7 +39,7 @@ func (p *Prose) JournalSummary(ctx context.Context, e notes.Entry) (string, erro
 
 func (p *Prose) run(ctx context.Context, skill string, vars map[string]string) (string, error) {
 	if !p.D.o.Routing.Routed(skill) {
-		return "", notes.ErrNoProse
+		return "", vault.ErrNoProse
 	}
 	sk, err := p.D.lib.Get(skill)
 	if err != nil {

@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // The files of the vault tree on refs/scribe/vault (SPEC section 2).
@@ -346,7 +347,7 @@ func (v *Vault) notify(msg string) {
 // AppendEntry commits one journal entry onto the vault (the dispatcher's
 // ledger line, a witness log): an entry whose id the journal already has
 // is not written again.
-func (v *Vault) AppendEntry(ctx context.Context, e Entry, subject, mode string) (gitops.CommitResult, error) {
+func (v *Vault) AppendEntry(ctx context.Context, e notes.Entry, subject, mode string) (gitops.CommitResult, error) {
 	req := gitops.CommitRequest{
 		Paths:       []string{VaultJournal, VaultArchive},
 		Locks:       []string{"journal"},
@@ -356,7 +357,7 @@ func (v *Vault) AppendEntry(ctx context.Context, e Entry, subject, mode string) 
 			if coveredEntry(journal, e, false) {
 				return nil, nil
 			}
-			j, a := Append(journal, archive, e, v.Config.JournalMax)
+			j, a := notes.Append(journal, archive, e, v.Config.JournalMax)
 			out := map[string][]byte{VaultJournal: []byte(j)}
 			if a != archive {
 				out[VaultArchive] = []byte(a)

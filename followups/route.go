@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // Route destinations of a conversation follow-up (SPEC §5).
@@ -65,17 +66,17 @@ func ParseRouteFile(data []byte) (RouteFile, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&rf); err != nil && !errors.Is(err, io.EOF) {
-		return rf, &UsageError{Msg: fmt.Sprintf("route file: %v (format: routes: [{item, to: journal|todos|active|skip, project, task}], default)", err)}
+		return rf, &notes.UsageError{Msg: fmt.Sprintf("route file: %v (format: routes: [{item, to: journal|todos|active|skip, project, task}], default)", err)}
 	}
 	if rf.Default != "" && !validRoute(rf.Default) {
-		return rf, &UsageError{Msg: fmt.Sprintf("route file: default %q: use journal, todos, active or skip", rf.Default)}
+		return rf, &notes.UsageError{Msg: fmt.Sprintf("route file: default %q: use journal, todos, active or skip", rf.Default)}
 	}
 	for i, r := range rf.Routes {
 		if strings.TrimSpace(r.Item) == "" {
-			return rf, &UsageError{Msg: fmt.Sprintf("route file: route %d has no item (an orphan's number or text)", i+1)}
+			return rf, &notes.UsageError{Msg: fmt.Sprintf("route file: route %d has no item (an orphan's number or text)", i+1)}
 		}
 		if !validRoute(r.To) {
-			return rf, &UsageError{Msg: fmt.Sprintf("route file: route %d (%q): to %q: use journal, todos, active or skip", i+1, r.Item, r.To)}
+			return rf, &notes.UsageError{Msg: fmt.Sprintf("route file: route %d (%q): to %q: use journal, todos, active or skip", i+1, r.Item, r.To)}
 		}
 	}
 	return rf, nil
@@ -154,7 +155,7 @@ func Tagged(project, text string) string {
 // ContainsFollowup reports whether text already lists item.
 func ContainsFollowup(text, item string) bool {
 	want := string(NormalizeFollowup(item))
-	for _, line := range SplitLines(text) {
+	for _, line := range notes.SplitLines(text) {
 		if _, _, body, ok := listItem(line); ok && string(NormalizeFollowup(body)) == want {
 			return true
 		}
@@ -165,7 +166,7 @@ func ContainsFollowup(text, item string) bool {
 // InsertUnderSection adds lines at the end of the section's list (the
 // section, and the file, created when missing), keeping every other byte.
 func InsertUnderSection(text, section string, lines []string, project string) string {
-	eol := DetectEOL(text)
+	eol := notes.DetectEOL(text)
 	block := strings.Join(lines, eol) + eol
 	if text == "" {
 		title := "Todos"
@@ -189,7 +190,7 @@ func InsertUnderSection(text, section string, lines []string, project string) st
 	if start >= 0 {
 		return splice(all, start, len(all), block, eol)
 	}
-	return WithBlankLineEnd(text, eol) + "## " + section + eol + eol + block
+	return notes.WithBlankLineEnd(text, eol) + "## " + section + eol + eol + block
 }
 
 // splice inserts block after the last non-blank line of all[start:end].
@@ -218,7 +219,7 @@ func splice(all []string, start, end int, block, eol string) string {
 // AppendLines adds lines at the end of text (created with heading when
 // empty).
 func AppendLines(text string, lines []string, heading string) string {
-	eol := DetectEOL(text)
+	eol := notes.DetectEOL(text)
 	block := strings.Join(lines, eol) + eol
 	if text == "" {
 		return heading + eol + eol + block

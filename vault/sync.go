@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // SyncReport says what a vault sync did (SPEC section 4, Remote).
@@ -158,8 +159,8 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				case p == VaultActiveStatus:
 					continue // regenerated below
 				case p == VaultJournal || p == VaultArchive:
-					m := MergeJournal(string(b), string(o), string(t))
-					taken += len(ParseJournal(m).Entries) - len(ParseJournal(string(o)).Entries)
+					m := notes.MergeJournal(string(b), string(o), string(t))
+					taken += len(notes.ParseJournal(m).Entries) - len(notes.ParseJournal(string(o)).Entries)
 					if m != string(o) {
 						out[p] = []byte(m)
 					}
@@ -168,7 +169,7 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 					out[p] = t
 				default:
 					if _, isBridge := BranchOfBridgePath(p); isBridge {
-						if m := MergeBridge(string(b), string(o), string(t)); m != string(o) {
+						if m := notes.MergeBridge(string(b), string(o), string(t)); m != string(o) {
 							out[p] = []byte(m)
 						}
 					} else if bytes.Equal(o, b) {

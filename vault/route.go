@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // LockFollowups is the ref lock held while routing writes project files.
@@ -20,7 +22,7 @@ const LockFollowups = "followups"
 func cleanSegment(kind, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") {
-		return "", &UsageError{Msg: fmt.Sprintf("%s %q cannot name a directory: use a plain name", kind, name)}
+		return "", &notes.UsageError{Msg: fmt.Sprintf("%s %q cannot name a directory: use a plain name", kind, name)}
 	}
 	return name, nil
 }
@@ -44,7 +46,7 @@ func fillPattern(pattern string, values ...string) (string, bool) {
 
 // multiProject reports whether the repository keeps projects in directories
 // (a source path names a project).
-func (v *Vault) multiProject(srcs []SourceFile) bool {
+func (v *Vault) multiProject(srcs []followups.SourceFile) bool {
 	for _, s := range srcs {
 		if s.Project != "" {
 			return true
@@ -86,16 +88,16 @@ func (v *Vault) ActiveTasks(project string) []string {
 
 // Assign resolves routes into assignments with their target files. Errors
 // name the orphan and what to answer instead.
-func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceFile) ([]Assignment, error) {
+func (v *Vault) Assign(orphans []followups.Candidate, routes map[int]followups.Route, srcs []followups.SourceFile) ([]followups.Assignment, error) {
 	multi := v.multiProject(srcs)
 	def := v.DefaultProject(srcs)
-	var out []Assignment
+	var out []followups.Assignment
 	for i, o := range orphans {
 		r, ok := routes[i]
 		if !ok {
 			continue
 		}
-		a := Assignment{Candidate: o, To: r.To, Project: r.Project, Task: r.Task}
+		a := followups.Assignment{Candidate: o, To: r.To, Project: r.Project, Task: r.Task}
 		if a.Project == "" {
 			a.Project = o.Project
 		}
@@ -103,16 +105,16 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 			a.Project = def
 		}
 		switch r.To {
-		case RouteSkip:
-		case RouteJournal:
+		case followups.RouteSkip:
+		case followups.RouteJournal:
 			a.Path = v.Config.Paths.Journal
-		case RouteTodos:
+		case followups.RouteTodos:
 			p, err := v.todosPath(a.Project, multi, def)
 			if err != nil {
 				return nil, fmt.Errorf("follow-up %d (%q): %w", o.N, o.Text, err)
 			}
 			a.Path = p
-		case RouteActive:
+		case followups.RouteActive:
 			if a.Task == "" {
 				tasks := v.ActiveTasks(a.Project)
 				if len(tasks) != 1 {
@@ -120,7 +122,7 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 					if len(tasks) > 1 {
 						msg = "name one of its active tasks: " + strings.Join(tasks, ", ")
 					}
-					return nil, &UsageError{Msg: fmt.Sprintf("follow-up %d (%q) goes to an active task of %s; %s", o.N, o.Text, orUnknown(a.Project), msg)}
+					return nil, &notes.UsageError{Msg: fmt.Sprintf("follow-up %d (%q) goes to an active task of %s; %s", o.N, o.Text, orUnknown(a.Project), msg)}
 				}
 				a.Task = tasks[0]
 			}
@@ -130,7 +132,7 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 			}
 			a.Path = p
 		default:
-			return nil, &UsageError{Msg: fmt.Sprintf("follow-up %d: unknown destination %q", o.N, r.To)}
+			return nil, &notes.UsageError{Msg: fmt.Sprintf("follow-up %d: unknown destination %q", o.N, r.To)}
 		}
 		out = append(out, a)
 	}
@@ -157,7 +159,7 @@ func (v *Vault) todosPath(project string, multi bool, def string) (string, error
 		}
 	}
 	if project == "" {
-		return "", &UsageError{Msg: "it has no (project) tag and this repository has several projects; name one (project: NAME, or t:NAME at the prompt)"}
+		return "", &notes.UsageError{Msg: "it has no (project) tag and this repository has several projects; name one (project: NAME, or t:NAME at the prompt)"}
 	}
 	name, err := cleanSegment("project", project)
 	if err != nil {
@@ -170,7 +172,7 @@ func (v *Vault) todosPath(project string, multi bool, def string) (string, error
 			}
 		}
 	}
-	return "", &UsageError{Msg: "no followups.todos pattern has a project wildcard (like projects/*/todos.md)"}
+	return "", &notes.UsageError{Msg: "no followups.todos pattern has a project wildcard (like projects/*/todos.md)"}
 }
 
 // activePath is an active task's todos.md.
@@ -183,7 +185,7 @@ func (v *Vault) activePath(project, task string, multi bool) (string, error) {
 		switch strings.Count(p, "*") {
 		case 2:
 			if project == "" {
-				return "", &UsageError{Msg: "it has no (project) tag; name the project (project: NAME, or a:PROJECT/TASK at the prompt)"}
+				return "", &notes.UsageError{Msg: "it has no (project) tag; name the project (project: NAME, or a:PROJECT/TASK at the prompt)"}
 			}
 			name, err := cleanSegment("project", project)
 			if err != nil {
@@ -196,17 +198,17 @@ func (v *Vault) activePath(project, task string, multi bool) (string, error) {
 			return out, gitops.CheckRelPath(out)
 		}
 	}
-	return "", &UsageError{Msg: "no followups.actives pattern (like projects/*/actives/*/todos.md) to place an active task"}
+	return "", &notes.UsageError{Msg: "no followups.actives pattern (like projects/*/actives/*/todos.md) to place an active task"}
 }
 
 // RouteReport is what routing wrote.
 type RouteReport struct {
-	Status   string               `json:"status"` // committed | nothing | queued
-	Reason   string               `json:"reason,omitempty"`
-	Commit   *gitops.CommitResult `json:"commit,omitempty"`
-	Routed   []Assignment         `json:"routed"`
-	Skipped  []Assignment         `json:"skipped"`
-	Warnings []string             `json:"warnings,omitempty"`
+	Status   string                 `json:"status"` // committed | nothing | queued
+	Reason   string                 `json:"reason,omitempty"`
+	Commit   *gitops.CommitResult   `json:"commit,omitempty"`
+	Routed   []followups.Assignment `json:"routed"`
+	Skipped  []followups.Assignment `json:"skipped"`
+	Warnings []string               `json:"warnings,omitempty"`
 }
 
 // RouteFollowups writes routed orphans as one scribe commit, through
@@ -220,7 +222,7 @@ type RouteReport struct {
 //
 // When the commit cannot be made now, the person's choices are queued under
 // the git dir (principle 3) and the next synchronous command lands them.
-func (v *Vault) RouteFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
+func (v *Vault) RouteFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
 	rep, err := v.routeFollowups(ctx, assigns)
 	if err != nil || rep.Status != "deferred" {
 		return rep, err
@@ -241,7 +243,7 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 		if it.Kind != KindRoute {
 			continue
 		}
-		var assigns []Assignment
+		var assigns []followups.Assignment
 		if err := json.Unmarshal(it.Payload, &assigns); err != nil {
 			warns = append(warns, fmt.Sprintf("queued routing %s is unreadable and was left in place: %v", it.ID, err))
 			continue
@@ -262,13 +264,13 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 	return landed, warns
 }
 
-func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
-	rep := RouteReport{Routed: []Assignment{}, Skipped: []Assignment{}}
-	byPath := map[string][]Assignment{}
+func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
+	rep := RouteReport{Routed: []followups.Assignment{}, Skipped: []followups.Assignment{}}
+	byPath := map[string][]followups.Assignment{}
 	var paths []string
 	for _, a := range assigns {
 		a.Candidate.Text = v.redact(a.Candidate.Text)
-		if a.To == RouteSkip {
+		if a.To == followups.RouteSkip {
 			rep.Skipped = append(rep.Skipped, a)
 			continue
 		}
@@ -288,24 +290,24 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 	// scribe's record: a vault commit after it.
 	var branchPaths []string
 	for _, path := range paths {
-		if byPath[path][0].To != RouteJournal {
+		if byPath[path][0].To != followups.RouteJournal {
 			branchPaths = append(branchPaths, path)
 		}
 	}
 	now := v.now()
 	var fingerprint string
-	var written []Assignment
-	fresh := func(path, text string) []Assignment {
-		var out []Assignment
+	var written []followups.Assignment
+	fresh := func(path, text string) []followups.Assignment {
+		var out []followups.Assignment
 		for _, a := range byPath[path] {
-			if !ContainsFollowup(text, a.Candidate.Text) {
+			if !followups.ContainsFollowup(text, a.Candidate.Text) {
 				out = append(out, a)
 			}
 		}
 		return out
 	}
 	message := func([]string) string {
-		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", len(written), Plural(len(written))), "followups", fingerprint)
+		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", len(written), notes.Plural(len(written))), "followups", fingerprint)
 	}
 	var res gitops.CommitResult
 	if len(branchPaths) > 0 {
@@ -327,10 +329,10 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 					for _, a := range f {
 						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
 					}
-					if f[0].To == RouteTodos {
-						out[path] = []byte(InsertUnderSection(text, v.section(), lines, f[0].Project))
+					if f[0].To == followups.RouteTodos {
+						out[path] = []byte(followups.InsertUnderSection(text, v.section(), lines, f[0].Project))
 					} else {
-						out[path] = []byte(AppendLines(text, lines, "# "+f[0].Task))
+						out[path] = []byte(followups.AppendLines(text, lines, "# "+f[0].Task))
 					}
 				}
 				fingerprint = v.carriedFingerprint(ctx)
@@ -349,7 +351,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 			return rep, fmt.Errorf("route follow-ups: %w", err)
 		}
 	}
-	branchWritten := append([]Assignment(nil), written...)
+	branchWritten := append([]followups.Assignment(nil), written...)
 	declared := []string{}
 	locks := []string{}
 	if byPath[p.Journal] != nil {
@@ -374,12 +376,12 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 					text := string(cur[VaultJournal])
 					if f := fresh(p.Journal, text); len(f) > 0 {
 						written = append(written, f...)
-						e := Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), Plural(len(f))),
+						e := notes.Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), notes.Plural(len(f))),
 							Scope: "conversation follow-ups", Modes: "followups"}
 						for _, a := range f {
-							e.Next = append(e.Next, Tagged(a.Project, a.Candidate.Text))
+							e.Next = append(e.Next, followups.Tagged(a.Project, a.Candidate.Text))
 						}
-						j, arch := Append(text, string(cur[VaultArchive]), e, v.Config.JournalMax)
+						j, arch := notes.Append(text, string(cur[VaultArchive]), e, v.Config.JournalMax)
 						out[VaultJournal] = []byte(j)
 						if arch != string(cur[VaultArchive]) {
 							out[VaultArchive] = []byte(arch)
@@ -421,13 +423,13 @@ func (v *Vault) section() string {
 	if s := v.Config.Followups.Section; s != "" {
 		return s
 	}
-	return DefaultSection
+	return followups.DefaultSection
 }
 
 // tagIfForeign writes the item's tag only when the file's path does not
 // already say the project: a projects/<p>/ file of that project, or the
 // repository's own file for the repository's project.
-func (v *Vault) tagIfForeign(a Assignment, path string) string {
+func (v *Vault) tagIfForeign(a followups.Assignment, path string) string {
 	if a.Project == "" {
 		return a.Candidate.Text
 	}
@@ -435,7 +437,7 @@ func (v *Vault) tagIfForeign(a Assignment, path string) string {
 	for _, sp := range v.sourcePatterns() {
 		if ok, _ := pathMatch(sp.pattern, path); ok {
 			named, _ = projectFromPath(sp.pattern, path)
-			if sp.kind == SourceActive && strings.Count(sp.pattern, "*") < 2 {
+			if sp.kind == followups.SourceActive && strings.Count(sp.pattern, "*") < 2 {
 				named = ""
 			}
 			break
@@ -444,5 +446,5 @@ func (v *Vault) tagIfForeign(a Assignment, path string) string {
 	if strings.EqualFold(named, a.Project) || (named == "" && a.Project == v.DefaultProject(nil)) {
 		return a.Candidate.Text
 	}
-	return Tagged(a.Project, a.Candidate.Text)
+	return followups.Tagged(a.Project, a.Candidate.Text)
 }

@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"github.com/git-scribe/git-scribe/transcript"

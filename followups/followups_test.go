@@ -1,7 +1,8 @@
-package notes
+package followups
 
 import (
 	"fmt"
+	"github.com/git-scribe/git-scribe/notes"
 	"slices"
 	"strings"
 	"testing"
@@ -106,7 +107,7 @@ func TestRegenerateSeedBehaviours(t *testing.T) {
 		return SourceFile{Kind: SourceJournal, Path: ".claude/sonmat/journal.md", Time: day1, Text: "# Journal\n\n" + strings.Join(entries, "\n")}
 	}
 	entry := func(when time.Time, next []string, done []string) string {
-		e := Entry{Time: when, Summary: "s", Result: ResultShipped, Next: next, Done: done}
+		e := notes.Entry{Time: when, Summary: "s", Result: notes.ResultShipped, Next: next, Done: done}
 		return e.Render()
 	}
 	todos := func(project, body string) SourceFile {

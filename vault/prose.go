@@ -1,9 +1,10 @@
-package notes
+package vault
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/git-scribe/git-scribe/notes"
 	"strings"
 )
 
@@ -16,9 +17,9 @@ import (
 type ProseWriter interface {
 	// BridgeNote rewrites draft, the deterministic note (which carries no
 	// witness findings), and returns a note in the bridge note format.
-	BridgeNote(ctx context.Context, draft BridgeNote) (string, error)
+	BridgeNote(ctx context.Context, draft notes.BridgeNote) (string, error)
 	// JournalSummary returns a better one-line summary for entry.
-	JournalSummary(ctx context.Context, entry Entry) (string, error)
+	JournalSummary(ctx context.Context, entry notes.Entry) (string, error)
 }
 
 // ErrNoProse is what a ProseWriter returns for a part it has no route for;
@@ -48,7 +49,7 @@ func (v *Vault) writeProse(ctx context.Context, p *Plan, dryRun bool) []string {
 		case err != nil:
 			warns = append(warns, fmt.Sprintf("bridge prose: the agent failed (%v); the deterministic note is kept", err))
 		default:
-			note, why := AcceptBridgeProse(v.redact(text), *p.Bridge, findings)
+			note, why := notes.AcceptBridgeProse(v.redact(text), *p.Bridge, findings)
 			if why != "" {
 				warns = append(warns, "bridge prose rejected: "+why+"; the deterministic note is kept")
 			} else {
@@ -69,7 +70,7 @@ func (v *Vault) writeProse(ctx context.Context, p *Plan, dryRun bool) []string {
 				warns = append(warns, "journal prose rejected: the agent wrote an empty summary; the deterministic summary is kept")
 				break
 			}
-			p.Entry.Summary = Truncate(s, 72)
+			p.Entry.Summary = notes.Truncate(s, 72)
 			p.Summary = p.Entry.Summary
 		}
 	}
@@ -107,12 +108,12 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	if !ok {
 		return false, nil
 	}
-	draft, err := ParseBridgeNote(string(original))
+	draft, err := notes.ParseBridgeNote(string(original))
 	if err != nil {
 		return false, fmt.Errorf("read the bridge note at %s: %w", shortSHA(commit), err)
 	}
 	var findings []string
-	if j := ParseJournal(string(files[VaultJournal])); len(j.Entries) > 0 {
+	if j := notes.ParseJournal(string(files[VaultJournal])); len(j.Entries) > 0 {
 		for _, w := range j.Entries[len(j.Entries)-1].Witness {
 			if f := strings.TrimSpace(w.Findings); len(f) >= 8 {
 				findings = append(findings, f)
@@ -126,7 +127,7 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("bridge prose: the agent failed (%w); the deterministic note stands", err)
 	}
-	note, why := AcceptBridgeProse(v.redact(text), draft, findings)
+	note, why := notes.AcceptBridgeProse(v.redact(text), draft, findings)
 	if why != "" {
 		return false, fmt.Errorf("bridge prose rejected: %s; the deterministic note stands", why)
 	}
@@ -136,7 +137,7 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	} else {
 		branch = ""
 	}
-	p := Plan{Modes: Modes{ModeBridge}, Row: "bridge prose from the agent", Summary: "bridge note prose",
+	p := Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "bridge prose from the agent", Summary: "bridge note prose",
 		Bridge: &note, DoneAt: draft.Updated, ReplacesBridge: string(original), Branch: branch}
 	if _, err := v.Repo.Enqueue(KindPlan, "agent prose for the bridge note of "+shortSHA(commit), p); err != nil {
 		return false, err

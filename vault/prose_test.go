@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // proseStub is a scripted ProseWriter.
@@ -20,12 +21,12 @@ type proseStub struct {
 	calls           int
 }
 
-func (p *proseStub) BridgeNote(context.Context, BridgeNote) (string, error) {
+func (p *proseStub) BridgeNote(context.Context, notes.BridgeNote) (string, error) {
 	p.calls++
 	return p.bridge, p.err
 }
 
-func (p *proseStub) JournalSummary(context.Context, Entry) (string, error) {
+func (p *proseStub) JournalSummary(context.Context, notes.Entry) (string, error) {
 	p.calls++
 	return p.summary, p.err
 }
@@ -68,7 +69,7 @@ func TestWrapUsesProse(t *testing.T) {
 	ctx := context.Background()
 	v := proseRepo(t)
 	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- Streaming parser landed.\n## Carry Forward\n- Paging waits.\n", summary: "Streaming parser landed."}
-	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
+	rep, err := v.Wrap(ctx, notes.WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
 	if err != nil || rep.Status != "committed" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -87,7 +88,7 @@ func TestWrapRejectsProseWithFindings(t *testing.T) {
 	ctx := context.Background()
 	v := proseRepo(t)
 	v.Prose = &proseStub{bridge: "# Bridge Note\n## Context\n- WARN iter2 not-covered-by-tests\n", summary: "ok"}
-	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
+	rep, err := v.Wrap(ctx, notes.WrapInput{Hint: "Parser streams.", Loop: "keep", Witness: "WARN iter2 not-covered-by-tests"})
 	if err != nil || rep.Status != "committed" {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -119,7 +120,7 @@ func TestWrapProseFallbacks(t *testing.T) {
 			v := proseRepo(t)
 			stub := &proseStub{err: tt.err}
 			v.Prose = stub
-			rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", DryRun: tt.dry})
+			rep, err := v.Wrap(ctx, notes.WrapInput{Hint: "Parser streams.", DryRun: tt.dry})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +141,7 @@ func TestQueuedBridgeProseLandsOnlyOverItsNote(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	v := proseRepo(t)
-	rep, err := v.Wrap(ctx, WrapInput{Hint: "Parser streams.", Witness: "WARN iter2 not-covered-by-tests", Loop: "keep"})
+	rep, err := v.Wrap(ctx, notes.WrapInput{Hint: "Parser streams.", Witness: "WARN iter2 not-covered-by-tests", Loop: "keep"})
 	if err != nil || rep.Commit == nil {
 		t.Fatalf("%+v %v", rep, err)
 	}
@@ -173,7 +174,7 @@ func TestQueuedBridgeProseLandsOnlyOverItsNote(t *testing.T) {
 		t.Fatalf("QueueBridgeProse = %v, %v", ok, err)
 	}
 	v.Prose = nil
-	if _, err := v.Wrap(ctx, WrapInput{Hint: "Newer session.", Mode: "bridge"}); err != nil {
+	if _, err := v.Wrap(ctx, notes.WrapInput{Hint: "Newer session.", Mode: "bridge"}); err != nil {
 		t.Fatal(err)
 	}
 	note, _ = os.ReadFile(filepath.Join(v.Repo.WorkTree, v.Config.Paths.BridgeNote))

@@ -1,6 +1,7 @@
-package notes
+package followups
 
 import (
+	"github.com/git-scribe/git-scribe/internal/similarity"
 	"strings"
 	"unicode"
 )
@@ -30,7 +31,7 @@ const DefaultSimilarity = 0.85
 // comparing all pairs. Runes, not bytes, so Korean is measured per
 // syllable.
 func Similarity(a, b string) float64 {
-	return Ratio(NormalizeFollowup(a), NormalizeFollowup(b))
+	return similarity.Ratio(NormalizeFollowup(a), NormalizeFollowup(b))
 }
 
 // NormalizeFollowup is the form follow-ups are compared in: a leading

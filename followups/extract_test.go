@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -171,7 +172,7 @@ func TestInsertUnderSection(t *testing.T) {
 				t.Errorf("InsertUnderSection(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
 			}
 			// What was there keeps its bytes.
-			for _, line := range SplitLines(tt.in) {
+			for _, line := range notes.SplitLines(tt.in) {
 				if !strings.Contains(InsertUnderSection(tt.in, DefaultSection, []string{"- [ ] new"}, "api"), line) {
 					t.Errorf("lost line %q", line)
 				}
