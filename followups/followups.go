@@ -473,7 +473,7 @@ type Dashboard struct {
 // previous dashboard): every open follow-up of every source, minus those
 // resolved anywhere (a ticked box or a journal "### Done" item at or above
 // the similarity threshold), near-duplicates merged (see Similarity; pairs
-// are found with simIndex, near-linear in the number of items, and merged
+// are found with similarity.Index, near-linear in the number of items, and merged
 // transitively), ordered by recency (newest mention first) then source
 // priority (journal, actives, todos, progress), then path and line. Items of
 // different projects are never merged or resolved by each other; an

@@ -27,7 +27,7 @@ const DefaultSimilarity = 0.85
 // A word-set measure is too coarse on five-word lines (one word of five
 // differing is 0.67 Jaccard), and one over character shingles is blind to
 // order. An edit ratio also bounds the distance for a given threshold,
-// which is what lets simIndex find every pair at or above it without
+// which is what lets similarity.Index find every pair at or above it without
 // comparing all pairs. Runes, not bytes, so Korean is measured per
 // syllable.
 func Similarity(a, b string) float64 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ProseWriter lets an agent write a wrap's prose. notes never calls an LLM
+// ProseWriter lets an agent write a wrap's prose. vault never calls an LLM
 // itself: cmd plugs in a dispatch-backed writer when the user routes the
 // bridge or journal skill, and without one (or when it fails, or writes
 // something unacceptable) the deterministic text stands. It changes words

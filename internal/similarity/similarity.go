@@ -5,6 +5,9 @@ import (
 	"slices"
 )
 
+// Ratio is how alike two texts are, from 0 (nothing in common) to 1 (the
+// same): 1 − Levenshtein(a, b) / max(|a|, |b|), lengths and edits counted
+// in runes.
 func Ratio(a, b []rune) float64 {
 	m := max(len(a), len(b))
 	if m == 0 {
@@ -83,12 +86,12 @@ func levenshtein(a, b []rune, limit int) int {
 	return limit + 1
 }
 
-// gramQ is the q of the q-grams simIndex blocks on: 4 measured best on
+// gramQ is the q of the q-grams Index blocks on: 4 measured best on
 // English follow-ups (3-grams are common enough to make the posting lists
 // of 50,000 items 2.5 times longer).
 const gramQ = 4
 
-// Index finds every pair of texts whose Similarity is at least theta
+// Index finds every pair of texts whose Ratio is at least Theta
 // without comparing all pairs. It is exact, not a heuristic: it applies the
 // filters of the edit-distance similarity joins (Ed-Join, Xiao, Wang and
 // Lin, VLDB 2008) to padded q-grams, and a pair is reported only after its
