@@ -191,3 +191,6 @@ func Plural(n int) string {
 	}
 	return "s"
 }
+
+// OneLine joins s's whitespace runs into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -358,7 +358,7 @@ func (v *Vault) carriedFingerprint(ctx context.Context) string {
 // scribeMessage is the message of a scribe commit that is not a wrap.
 func scribeMessage(subject, mode, fingerprint string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s\n\n%s: %s\n", notes.Truncate(oneLine(subject), 72), gitops.TrailerMode, mode)
+	fmt.Fprintf(&b, "progress: %s\n\n%s: %s\n", notes.Truncate(notes.OneLine(subject), 72), gitops.TrailerMode, mode)
 	if fingerprint != "" {
 		fmt.Fprintf(&b, "Scribe-Fingerprint: %s\n", fingerprint)
 	}

@@ -373,7 +373,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 		},
 		Message: func([]string) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(oneLine(strings.Join(ticked, ", ")+" done"), 72))
+			fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(notes.OneLine(strings.Join(ticked, ", ")+" done"), 72))
 			for _, t := range ticked {
 				fmt.Fprintf(&b, "- [x] %s\n", t)
 			}
@@ -433,7 +433,7 @@ func commitMessage(all []Plan, modes notes.Modes, ticked []string, ids []string)
 		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, notes.Plural(len(main)-1))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(oneLine(subject), 72))
+	fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(notes.OneLine(subject), 72))
 	for _, t := range ticked {
 		fmt.Fprintf(&b, "- [x] %s\n", t)
 	}
@@ -523,7 +523,7 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 		if len(subjects) == 1 {
 			summary = subjects[0]
 		}
-		p.Summary = notes.Truncate(v.redact(oneLine(summary)), 72)
+		p.Summary = notes.Truncate(v.redact(notes.OneLine(summary)), 72)
 		p.Entry = &notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
 			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
 	} else {

@@ -64,7 +64,7 @@ func (v *Vault) writeProse(ctx context.Context, p *Plan, dryRun bool) []string {
 		case err != nil:
 			warns = append(warns, fmt.Sprintf("journal prose: the agent failed (%v); the deterministic summary is kept", err))
 		default:
-			s = strings.Trim(oneLine(v.redact(s)), "\"'`")
+			s = strings.Trim(notes.OneLine(v.redact(s)), "\"'`")
 			s = strings.TrimSuffix(strings.TrimPrefix(s, "# "), ".")
 			if s == "" {
 				warns = append(warns, "journal prose rejected: the agent wrote an empty summary; the deterministic summary is kept")

@@ -298,19 +298,19 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 		return p, files, nil
 	}
 
-	hint := v.redact(oneLine(in.Hint))
+	hint := v.redact(notes.OneLine(in.Hint))
 	witness := notes.ParseWitness(v.redact(in.Witness))
 	// A commit subject can stand in for the hint: it passes the redactor too.
 	p.Summary = v.redact(summarise(hint, ch, files))
 	if p.Modes.Has(notes.ModeJournal) {
 		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
-			Notable: v.redact(notable), Tests: v.redact(oneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
+			Notable: v.redact(notable), Tests: v.redact(notes.OneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
 			Next: v.redactAll(in.Next)}
 		if p.Modes.Has(notes.ModeWitness) || in.Witness != "" {
 			e.Witness = witness
 		}
 		if in.LoopReport != "" {
-			e.Notable = strings.TrimSpace(e.Notable + "; loop report: " + v.redact(oneLine(in.LoopReport)))
+			e.Notable = strings.TrimSpace(e.Notable + "; loop report: " + v.redact(notes.OneLine(in.LoopReport)))
 		}
 		if p.Modes.Has(notes.ModeProgress) {
 			e.Done = v.redactAll(in.Done)
@@ -318,7 +318,7 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 		p.Entry = &e
 	}
 	if p.Modes.Has(notes.ModeBridge) {
-		b := notes.BridgeNote{Urgent: v.redact(oneLine(in.Urgent)), Updated: now, Commit: head.Commit,
+		b := notes.BridgeNote{Urgent: v.redact(notes.OneLine(in.Urgent)), Updated: now, Commit: head.Commit,
 			Witness: notes.FinalVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
 		if hint != "" {
 			b.Context = append(b.Context, hint)
@@ -369,8 +369,6 @@ func fingerprint(ch gitops.Changes, in notes.WrapInput, m notes.Modes) string {
 		in.SessionEnd, in.Trivial, in.Done, in.Next, in.ChangedFiles)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func dedup(in []string) []string {
 	seen := map[string]bool{}
