@@ -7,7 +7,6 @@ import (
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
-	"github.com/git-scribe/git-scribe/vault"
 )
 
 // bridgeNote is SCR003: the bridge note the next session reads carries at
@@ -44,7 +43,7 @@ func (bridgeNote) Check(ctx context.Context, in *Input) ([]Finding, error) {
 		return checkBridgeNote(in, in.Config.Paths.BridgeNote, string(data)), nil
 	}
 	// Every branch's note in the vault: each is some session's context.
-	paths, err := in.Repo.ListFiles(ctx, in.Vault, vault.VaultBridgeDir)
+	paths, err := in.Repo.ListFiles(ctx, in.Vault, notes.VaultBridgeDir)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +53,7 @@ func (bridgeNote) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	}
 	var out []Finding
 	for _, p := range paths {
-		if _, ok := vault.BranchOfBridgePath(p); ok {
+		if _, ok := notes.BranchOfBridgePath(p); ok {
 			out = append(out, checkBridgeNote(in, VaultPrefix+p, string(files[p]))...)
 		}
 	}

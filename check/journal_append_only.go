@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/vault"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // journalAppendOnly is SCR001: a journal entry, once committed, is never
@@ -40,7 +40,7 @@ func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error
 		// The vault ref's own history: its tip, and with --since every
 		// vault commit made since then. The view files are output, not
 		// versions (a person's edit is kept aside by the view itself).
-		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = vault.VaultJournal, vault.VaultArchive, in.Vault, "", false, VaultPrefix
+		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = notes.VaultJournal, notes.VaultArchive, in.Vault, "", false, VaultPrefix
 		if in.VaultSince != "" {
 			w.rng, w.sinceDate = in.Vault, in.VaultSince
 		}

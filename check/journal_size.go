@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/git-scribe/git-scribe/notes"
-	"github.com/git-scribe/git-scribe/vault"
 )
 
 // journalSize is SCR002: the journal holds at most journal_max entries
@@ -20,7 +19,7 @@ func newJournalSize() Rule {
 }
 
 func (journalSize) Check(ctx context.Context, in *Input) ([]Finding, error) {
-	path, data, ok, err := in.Record(ctx, vault.VaultJournal, in.Config.Paths.Journal)
+	path, data, ok, err := in.Record(ctx, notes.VaultJournal, in.Config.Paths.Journal)
 	if err != nil || !ok {
 		return nil, err
 	}

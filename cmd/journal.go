@@ -9,7 +9,6 @@ import (
 
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
-	"github.com/git-scribe/git-scribe/vault"
 )
 
 func newJournalCmd(f *Factory) *cobra.Command {
@@ -65,9 +64,9 @@ func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) er
 		return err
 	}
 	v.Migrate(ctx)
-	vp := vault.VaultJournal
+	vp := notes.VaultJournal
 	if archive {
-		vp = vault.VaultArchive
+		vp = notes.VaultArchive
 	}
 	path := gitops.VaultRef + ":" + vp
 	_, files, err := v.ReadVault(ctx, vp)

@@ -11,6 +11,7 @@ import (
 	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/memory"
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/vault"
 )
 
@@ -87,15 +88,15 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	rep.Branch, rep.Head = strings.TrimPrefix(head.Ref, "refs/heads/"), head.Commit
 	p := v.Config.Paths
 	v.Migrate(ctx)
-	tip, vfiles, err := v.ReadVault(ctx, vault.BridgeVaultPath(head.Ref), vault.VaultJournal, vault.VaultArchive, vault.VaultActiveStatus)
+	tip, vfiles, err := v.ReadVault(ctx, notes.BridgeVaultPath(head.Ref), notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
 	if err != nil {
 		return err
 	}
 	rep.Vault = tip
-	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + vault.BridgeVaultPath(head.Ref), View: p.BridgeNote},
-		{Role: "journal", Path: gitops.VaultRef + ":" + vault.VaultJournal, View: p.Journal},
-		{Role: "journal archive", Path: gitops.VaultRef + ":" + vault.VaultArchive, View: p.JournalArchive},
-		{Role: "active status", Path: gitops.VaultRef + ":" + vault.VaultActiveStatus, View: p.ActiveStatus}} {
+	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + notes.BridgeVaultPath(head.Ref), View: p.BridgeNote},
+		{Role: "journal", Path: gitops.VaultRef + ":" + notes.VaultJournal, View: p.Journal},
+		{Role: "journal archive", Path: gitops.VaultRef + ":" + notes.VaultArchive, View: p.JournalArchive},
+		{Role: "active status", Path: gitops.VaultRef + ":" + notes.VaultActiveStatus, View: p.ActiveStatus}} {
 		_, vf.Exists = vfiles[strings.TrimPrefix(vf.Path, gitops.VaultRef+":")]
 		if !v.Config.View {
 			vf.View = ""

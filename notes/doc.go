@@ -3,8 +3,9 @@
 // archive (Append, MergeJournal), witness verdict lines, progress.md
 // checkboxes (ParseProgress, Match, Tick), the wrap dispatch table (Modes,
 // Dispatch, Situation), a wrap's input as dispatch artifacts or an agent
-// hook's JSON give it, the acceptance check on an agent's bridge prose, and
-// the text helpers the other packages share.
+// hook's JSON give it, the acceptance check on an agent's bridge prose, the
+// names of the files in the vault tree (VaultJournal, BridgeVaultPath, …),
+// and the text helpers the other packages share.
 //
 // Everything here is text in, text out: functions take the current
 // contents of a file and return the new contents, and parsers never fail on

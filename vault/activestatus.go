@@ -123,14 +123,14 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 	// The journal and archive are the vault's (refs/scribe/vault); over
 	// holds them under their vault paths while a vault commit is built.
 	p := v.Config.Paths
-	_, vf, err := v.ReadVault(ctx, VaultJournal, VaultArchive)
+	_, vf, err := v.ReadVault(ctx, notes.VaultJournal, notes.VaultArchive)
 	if err != nil {
 		return nil, warns, err
 	}
 	for _, j := range []struct {
 		kind      followups.SourceKind
 		vp, shown string
-	}{{followups.SourceJournal, VaultJournal, p.Journal}, {followups.SourceArchive, VaultArchive, p.JournalArchive}} {
+	}{{followups.SourceJournal, notes.VaultJournal, p.Journal}, {followups.SourceArchive, notes.VaultArchive, p.JournalArchive}} {
 		b, ok := over[j.vp]
 		if !ok {
 			b, ok = vf[j.vp]
@@ -294,7 +294,7 @@ func (v *Vault) renderActiveStatus(d followups.Dashboard) string {
 // and each later one finds the file already right: N of them leave the same
 // file (and at most one commit) as one.
 func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (ActiveStatusReport, error) {
-	rel := VaultActiveStatus
+	rel := notes.VaultActiveStatus
 	rep := ActiveStatusReport{Path: gitops.VaultRef + ":" + rel}
 	if dryRun {
 		d, err := v.ActiveStatus(ctx)
@@ -399,11 +399,11 @@ func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []str
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		_, files, err := v.ReadVault(ctx, VaultActiveStatus)
+		_, files, err := v.ReadVault(ctx, notes.VaultActiveStatus)
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		if cur, exists := files[VaultActiveStatus]; exists {
+		if cur, exists := files[notes.VaultActiveStatus]; exists {
 			may = string(cur) != v.renderActiveStatus(d)
 		} else {
 			may = d.Shown > 0
@@ -415,7 +415,7 @@ func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []str
 	u := &activeStatusUpdate{v: v, ctx: ctx}
 	for _, p := range declared {
 		switch p {
-		case VaultJournal, VaultArchive:
+		case notes.VaultJournal, notes.VaultArchive:
 			u.overlay = append(u.overlay, p)
 		default:
 			for _, sp := range v.sourcePatterns() {
@@ -449,7 +449,7 @@ func (u *activeStatusUpdate) build(cur, out map[string][]byte) ([]byte, bool) {
 		return nil, false
 	}
 	d := followups.Regenerate(srcs, u.v.mergeOptions(srcs))
-	rel := VaultActiveStatus
+	rel := notes.VaultActiveStatus
 	old, exists := cur[rel]
 	if !exists && d.Shown == 0 {
 		return nil, false

@@ -245,15 +245,15 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	modes = notes.Canonical(modes)
 	bridgeOf := func(p Plan) string {
 		if p.Branch != "" {
-			return BridgeVaultPath(p.Branch)
+			return notes.BridgeVaultPath(p.Branch)
 		}
-		return BridgeVaultPath(head.Ref)
+		return notes.BridgeVaultPath(head.Ref)
 	}
 	var touched []string
 	for _, l := range dedup(locks) {
 		switch l {
 		case "journal":
-			touched = append(touched, VaultJournal, VaultArchive)
+			touched = append(touched, notes.VaultJournal, notes.VaultArchive)
 		case "bridge":
 			for _, p := range all {
 				if p.Bridge != nil {
@@ -267,7 +267,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	status, statusWarns := v.activeStatusFor(ctx, all, touched)
 	warns = append(warns, statusWarns...)
 	if status != nil {
-		touched = append(touched, VaultActiveStatus)
+		touched = append(touched, notes.VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
 	if len(touched) > 0 {
@@ -277,7 +277,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			LockOptions: v.lockOptions("wrap"),
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
 				res := map[string][]byte{}
-				journal, archive := string(cur[VaultJournal]), string(cur[VaultArchive])
+				journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
 				wroteJournal := false
 				for _, p := range all {
 					if p.Entry == nil || coveredEntry(journal, *p.Entry, p.OnlyUncovered) {
@@ -287,9 +287,9 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					wroteJournal = true
 				}
 				if wroteJournal {
-					res[VaultJournal] = []byte(journal)
-					if archive != string(cur[VaultArchive]) {
-						res[VaultArchive] = []byte(archive)
+					res[notes.VaultJournal] = []byte(journal)
+					if archive != string(cur[notes.VaultArchive]) {
+						res[notes.VaultArchive] = []byte(archive)
 					}
 				}
 				done := map[string]bool{}
@@ -305,7 +305,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					done[bp] = true
 				}
 				if b, ok := status.build(cur, res); ok {
-					res[VaultActiveStatus] = b
+					res[notes.VaultActiveStatus] = b
 				}
 				return res, nil
 			},

@@ -93,14 +93,14 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	}
 	bp := ""
 	for _, f := range ci[commit].Files {
-		if _, ok := BranchOfBridgePath(f); ok {
+		if _, ok := notes.BranchOfBridgePath(f); ok {
 			bp = f
 		}
 	}
 	if bp == "" {
 		return false, nil
 	}
-	files, err := v.Repo.ReadFiles(ctx, commit, []string{bp, VaultJournal})
+	files, err := v.Repo.ReadFiles(ctx, commit, []string{bp, notes.VaultJournal})
 	if err != nil {
 		return false, err
 	}
@@ -113,7 +113,7 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 		return false, fmt.Errorf("read the bridge note at %s: %w", shortSHA(commit), err)
 	}
 	var findings []string
-	if j := notes.ParseJournal(string(files[VaultJournal])); len(j.Entries) > 0 {
+	if j := notes.ParseJournal(string(files[notes.VaultJournal])); len(j.Entries) > 0 {
 		for _, w := range j.Entries[len(j.Entries)-1].Witness {
 			if f := strings.TrimSpace(w.Findings); len(f) >= 8 {
 				findings = append(findings, f)
@@ -131,7 +131,7 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	if why != "" {
 		return false, fmt.Errorf("bridge prose rejected: %s; the deterministic note stands", why)
 	}
-	branch, _ := BranchOfBridgePath(bp)
+	branch, _ := notes.BranchOfBridgePath(bp)
 	if branch != "HEAD" {
 		branch = "refs/heads/" + branch
 	} else {

@@ -53,7 +53,7 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 		return BridgeView{}, err
 	}
 	v.Migrate(ctx)
-	bp := BridgeVaultPath(head.Ref)
+	bp := notes.BridgeVaultPath(head.Ref)
 	bv := BridgeView{Path: gitops.VaultRef + ":" + bp, Branch: strings.TrimPrefix(head.Ref, "refs/heads/")}
 	tip, files, err := v.ReadVault(ctx, bp)
 	if err != nil {
@@ -65,7 +65,7 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 		if !found {
 			return bv, nil
 		}
-		bv.FromBranch, bv.Path, b = other, gitops.VaultRef+":"+BridgeVaultPath(other), text
+		bv.FromBranch, bv.Path, b = other, gitops.VaultRef+":"+notes.BridgeVaultPath(other), text
 	}
 	bv.Exists, bv.Text = true, string(b)
 	note, err := notes.ParseBridgeNote(bv.Text)
@@ -85,7 +85,7 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 
 // newestBridge is the most recently updated bridge note of any branch.
 func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, bool) {
-	paths, err := v.Repo.ListFiles(ctx, tip, VaultBridgeDir)
+	paths, err := v.Repo.ListFiles(ctx, tip, notes.VaultBridgeDir)
 	if err != nil || len(paths) == 0 {
 		return "", nil, false
 	}
@@ -97,7 +97,7 @@ func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, b
 	var bestAt time.Time
 	for _, p := range paths {
 		n, err := notes.ParseBridgeNote(string(files[p]))
-		if _, ok := BranchOfBridgePath(p); !ok {
+		if _, ok := notes.BranchOfBridgePath(p); !ok {
 			continue
 		}
 		if best == "" || (err == nil && n.Updated.After(bestAt)) {
@@ -107,7 +107,7 @@ func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, b
 	if best == "" {
 		return "", nil, false
 	}
-	branch, _ := BranchOfBridgePath(best)
+	branch, _ := notes.BranchOfBridgePath(best)
 	return branch, files[best], true
 }
 

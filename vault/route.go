@@ -355,13 +355,13 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 	declared := []string{}
 	locks := []string{}
 	if byPath[p.Journal] != nil {
-		declared = append(declared, VaultJournal, VaultArchive)
+		declared = append(declared, notes.VaultJournal, notes.VaultArchive)
 		locks = append(locks, "journal")
 	}
 	status, warns := v.activeStatusUpdate(ctx, true, declared)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if status != nil {
-		declared = append(declared, VaultActiveStatus)
+		declared = append(declared, notes.VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
 	if len(declared) > 0 {
@@ -373,7 +373,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 				out := map[string][]byte{}
 				written = append(written[:0], branchWritten...)
 				if byPath[p.Journal] != nil {
-					text := string(cur[VaultJournal])
+					text := string(cur[notes.VaultJournal])
 					if f := fresh(p.Journal, text); len(f) > 0 {
 						written = append(written, f...)
 						e := notes.Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), notes.Plural(len(f))),
@@ -381,15 +381,15 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 						for _, a := range f {
 							e.Next = append(e.Next, followups.Tagged(a.Project, a.Candidate.Text))
 						}
-						j, arch := notes.Append(text, string(cur[VaultArchive]), e, v.Config.JournalMax)
-						out[VaultJournal] = []byte(j)
-						if arch != string(cur[VaultArchive]) {
-							out[VaultArchive] = []byte(arch)
+						j, arch := notes.Append(text, string(cur[notes.VaultArchive]), e, v.Config.JournalMax)
+						out[notes.VaultJournal] = []byte(j)
+						if arch != string(cur[notes.VaultArchive]) {
+							out[notes.VaultArchive] = []byte(arch)
 						}
 					}
 				}
 				if b, ok := status.build(cur, out); ok {
-					out[VaultActiveStatus] = b
+					out[notes.VaultActiveStatus] = b
 				}
 				fingerprint = v.carriedFingerprint(ctx)
 				return out, nil

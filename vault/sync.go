@@ -142,9 +142,9 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 		return "", 0, err
 	}
 	var taken int
-	status := &activeStatusUpdate{v: v, ctx: ctx, overlay: []string{VaultJournal, VaultArchive}}
+	status := &activeStatusUpdate{v: v, ctx: ctx, overlay: []string{notes.VaultJournal, notes.VaultArchive}}
 	req := gitops.CommitRequest{
-		Paths:       append(all, VaultActiveStatus),
+		Paths:       append(all, notes.VaultActiveStatus),
 		Locks:       []string{"journal", "bridge", LockActiveStatus},
 		LockOptions: v.lockOptions("sync"),
 		MergeParent: theirs,
@@ -156,9 +156,9 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				_, hasO := cur[p]
 				_, hasT := theirFiles[p]
 				switch {
-				case p == VaultActiveStatus:
+				case p == notes.VaultActiveStatus:
 					continue // regenerated below
-				case p == VaultJournal || p == VaultArchive:
+				case p == notes.VaultJournal || p == notes.VaultArchive:
 					m := notes.MergeJournal(string(b), string(o), string(t))
 					taken += len(notes.ParseJournal(m).Entries) - len(notes.ParseJournal(string(o)).Entries)
 					if m != string(o) {
@@ -168,7 +168,7 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				case !hasO:
 					out[p] = t
 				default:
-					if _, isBridge := BranchOfBridgePath(p); isBridge {
+					if _, isBridge := notes.BranchOfBridgePath(p); isBridge {
 						if m := notes.MergeBridge(string(b), string(o), string(t)); m != string(o) {
 							out[p] = []byte(m)
 						}
@@ -178,7 +178,7 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				}
 			}
 			if nb, ok := status.build(cur, out); ok {
-				out[VaultActiveStatus] = nb
+				out[notes.VaultActiveStatus] = nb
 			}
 			return out, nil
 		},

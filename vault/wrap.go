@@ -573,11 +573,11 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 		return ""
 	}
 	v.Migrate(ctx)
-	_, files, err := v.ReadVault(ctx, VaultJournal)
+	_, files, err := v.ReadVault(ctx, notes.VaultJournal)
 	if err != nil {
 		return ""
 	}
-	j := notes.ParseJournal(string(files[VaultJournal]))
+	j := notes.ParseJournal(string(files[notes.VaultJournal]))
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		cs := j.Entries[i].Commits
 		for k := len(cs) - 1; k >= 0; k-- {
