@@ -9,10 +9,10 @@ import (
 	"github.com/git-scribe/git-scribe/vault"
 )
 
-// Prose is the dispatch-backed notes.ProseWriter: the bridge and journal
+// Prose is the dispatch-backed vault.ProseWriter: the bridge and journal
 // skills on their configured routes. A skill without a skills.<name> entry
-// in the user config answers notes.ErrNoProse, so wrap keeps its
-// deterministic text; notes checks whatever comes back (witness isolation
+// in the user config answers vault.ErrNoProse, so wrap keeps its
+// deterministic text; vault checks whatever comes back (witness isolation
 // included) before using it.
 type Prose struct {
 	D *Dispatcher
