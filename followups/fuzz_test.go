@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/git-scribe/git-scribe/internal/similarity"
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -21,7 +23,7 @@ func FuzzScanSource(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, kind byte) {
 		src := SourceFile{Kind: sourceKinds[int(kind)%len(sourceKinds)], Path: "p.md", Project: "p", Text: text, Time: time.Unix(1e9, 0)}
 		got := ScanSource(src, "")
-		lines := len(splitLines(text))
+		lines := len(notes.SplitLines(text))
 		for _, f := range got {
 			if f.Line < 1 || f.Line > lines {
 				t.Fatalf("item %+v: line outside the file's %d lines", f, lines)
@@ -78,7 +80,7 @@ func FuzzParseRouteFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		rf, err := ParseRouteFile([]byte(data))
 		if err != nil {
-			if _, ok := err.(*UsageError); !ok {
+			if _, ok := err.(*notes.UsageError); !ok {
 				t.Fatalf("error %T is not a usage error: %v", err, err)
 			}
 			return
@@ -110,13 +112,13 @@ func FuzzSimilarity(f *testing.F) {
 			want := map[[2]int]bool{}
 			for i := range texts {
 				for j := i + 1; j < len(texts); j++ {
-					if similarityRunes(texts[i], texts[j]) >= theta-1e-9 {
+					if similarity.Ratio(texts[i], texts[j]) >= theta-1e-9 {
 						want[[2]int{i, j}] = true
 					}
 				}
 			}
 			got := map[[2]int]bool{}
-			(&simIndex{theta: theta, texts: texts}).pairs(nil, func(i, j int) { got[[2]int{i, j}] = true })
+			(&similarity.Index{Theta: theta, Texts: texts}).Pairs(nil, func(i, j int) { got[[2]int{i, j}] = true })
 			if len(got) != len(want) {
 				t.Fatalf("theta %v: index found %v, brute force %v", theta, got, want)
 			}
@@ -137,17 +139,17 @@ func FuzzInsertUnderSection(f *testing.F) {
 	f.Add("## Next Session", "x y")
 	f.Add("```\n## Next Session\n```\n", "fenced heading")
 	f.Fuzz(func(t *testing.T, text, item string) {
-		item = singleLine(item)
+		item = notes.SingleLine(item)
 		if len(NormalizeFollowup(item)) == 0 || strings.Contains(text, "\r") {
 			return
 		}
-		out := insertUnderSection(text, DefaultSection, []string{"- [ ] " + item}, "p")
-		for _, line := range splitLines(text) {
+		out := InsertUnderSection(text, DefaultSection, []string{"- [ ] " + item}, "p")
+		for _, line := range notes.SplitLines(text) {
 			if !strings.Contains(out, line) {
 				t.Fatalf("lost line %q", line)
 			}
 		}
-		if !containsFollowup(out, item) {
+		if !ContainsFollowup(out, item) {
 			t.Fatalf("routed item %q not in\n%s", item, out)
 		}
 	})

@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // benchVault builds the sources of a vault holding n follow-ups across
@@ -27,7 +29,7 @@ import (
 // function, an endpoint: one of 100 identifiers per project), as follow-ups
 // in real vaults do; without, the words are English only, the worst case
 // for gram-based blocking (every gram is common).
-func benchVault(n, projects int, names bool) []SourceFile {
+func benchVault(n, projects int, names bool) []followups.SourceFile {
 	r := rand.New(rand.NewPCG(uint64(n), 42))
 	letters := "abcdefghijklmnopqrstuvwxyz"
 	ident := func() string {
@@ -76,7 +78,7 @@ func benchVault(n, projects int, names bool) []SourceFile {
 	entry := 0
 	var next []string
 	flush := func() {
-		e := Entry{Time: base.Add(time.Duration(entry) * time.Hour), Summary: fmt.Sprintf("session %d", entry), Result: ResultShipped, Next: next}
+		e := notes.Entry{Time: base.Add(time.Duration(entry) * time.Hour), Summary: fmt.Sprintf("session %d", entry), Result: notes.ResultShipped, Next: next}
 		if entry > 0 && len(all) > 20 && r.IntN(2) == 0 {
 			e.Done = []string{all[r.IntN(len(all)-10)]}
 		}
@@ -131,22 +133,22 @@ func benchVault(n, projects int, names bool) []SourceFile {
 	if len(next) > 0 {
 		flush()
 	}
-	srcs := []SourceFile{{Kind: SourceJournal, Path: ".claude/sonmat/journal.md", Time: base, Text: journal.String()}}
+	srcs := []followups.SourceFile{{Kind: followups.SourceJournal, Path: ".claude/sonmat/journal.md", Time: base, Text: journal.String()}}
 	for path, b := range files {
 		parts := strings.Split(path, "/")
-		src := SourceFile{Path: path, Project: parts[1], Time: base.Add(time.Duration(r.IntN(2000)) * time.Hour)}
+		src := followups.SourceFile{Path: path, Project: parts[1], Time: base.Add(time.Duration(r.IntN(2000)) * time.Hour)}
 		var t strings.Builder
 		switch {
 		case strings.Contains(path, "/actives/"):
-			src.Kind, src.Task = SourceActive, parts[3]
+			src.Kind, src.Task = followups.SourceActive, parts[3]
 			t.WriteString("# task\n\n")
 			for _, o := range b.open {
 				t.WriteString("- [ ] " + o + "\n")
 			}
 		default:
-			src.Kind = SourceTodos
+			src.Kind = followups.SourceTodos
 			if strings.HasSuffix(path, "PROGRESS.md") {
-				src.Kind = SourceProgress
+				src.Kind = followups.SourceProgress
 			}
 			t.WriteString("# " + parts[1] + "\n\n## Next Session\n\n")
 			for _, o := range b.open {
@@ -175,10 +177,10 @@ func BenchmarkRegenerate(b *testing.B) {
 			srcs := benchVault(n, 200, corpus.names)
 			b.Run(fmt.Sprintf("%s/followups=%d", corpus.name, n), func(b *testing.B) {
 				b.ReportAllocs()
-				var d Dashboard
+				var d followups.Dashboard
 				start := cpuTime()
 				for b.Loop() {
-					d = Regenerate(srcs, MergeOptions{Cap: 15})
+					d = followups.Regenerate(srcs, followups.MergeOptions{Cap: 15})
 					_ = d.Render()
 				}
 				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
@@ -220,7 +222,7 @@ func BenchmarkActiveStatusRepo(b *testing.B) {
 		b.Fatal(err)
 	}
 	v := &Vault{Repo: repo, Config: config.Defaults()}
-	var d Dashboard
+	var d followups.Dashboard
 	start := cpuTime()
 	for b.Loop() {
 		if d, err = v.ActiveStatus(context.Background()); err != nil {

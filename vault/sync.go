@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // SyncReport says what a vault sync did (SPEC section 4, Remote).
@@ -141,9 +142,9 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 		return "", 0, err
 	}
 	var taken int
-	status := &activeStatusUpdate{v: v, ctx: ctx, overlay: []string{VaultJournal, VaultArchive}}
+	status := &activeStatusUpdate{v: v, ctx: ctx, overlay: []string{notes.VaultJournal, notes.VaultArchive}}
 	req := gitops.CommitRequest{
-		Paths:       append(all, VaultActiveStatus),
+		Paths:       append(all, notes.VaultActiveStatus),
 		Locks:       []string{"journal", "bridge", LockActiveStatus},
 		LockOptions: v.lockOptions("sync"),
 		MergeParent: theirs,
@@ -155,11 +156,11 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				_, hasO := cur[p]
 				_, hasT := theirFiles[p]
 				switch {
-				case p == VaultActiveStatus:
+				case p == notes.VaultActiveStatus:
 					continue // regenerated below
-				case p == VaultJournal || p == VaultArchive:
-					m := MergeJournal(string(b), string(o), string(t))
-					taken += len(ParseJournal(m).Entries) - len(ParseJournal(string(o)).Entries)
+				case p == notes.VaultJournal || p == notes.VaultArchive:
+					m := notes.MergeJournal(string(b), string(o), string(t))
+					taken += len(notes.ParseJournal(m).Entries) - len(notes.ParseJournal(string(o)).Entries)
 					if m != string(o) {
 						out[p] = []byte(m)
 					}
@@ -167,8 +168,8 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				case !hasO:
 					out[p] = t
 				default:
-					if _, isBridge := BranchOfBridgePath(p); isBridge {
-						if m := MergeBridge(string(b), string(o), string(t)); m != string(o) {
+					if _, isBridge := notes.BranchOfBridgePath(p); isBridge {
+						if m := notes.MergeBridge(string(b), string(o), string(t)); m != string(o) {
 							out[p] = []byte(m)
 						}
 					} else if bytes.Equal(o, b) {
@@ -177,7 +178,7 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				}
 			}
 			if nb, ok := status.build(cur, out); ok {
-				out[VaultActiveStatus] = nb
+				out[notes.VaultActiveStatus] = nb
 			}
 			return out, nil
 		},

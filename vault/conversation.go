@@ -1,26 +1,12 @@
-package notes
+package vault
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/transcript"
 )
-
-// Extraction is a transcript's follow-ups, checked against the durable
-// sources.
-type Extraction struct {
-	Transcript string            `json:"transcript"`
-	Format     transcript.Format `json:"format"`
-	Stats      transcript.Stats  `json:"stats"`
-	// Found is every follow-up the keywords caught; the durable ones carry
-	// where they are persisted.
-	Found []Candidate `json:"found"`
-	// Orphans are the follow-ups no durable source holds.
-	Orphans []Candidate `json:"orphans"`
-	// Sources are the durable sources the check read (for routing).
-	Sources []SourceFile `json:"-"`
-}
 
 // ExtractConversation reads the transcript at path (Claude Code JSONL,
 // Codex JSONL or text; corrupt lines are skipped and counted), finds the
@@ -28,23 +14,23 @@ type Extraction struct {
 // and injected text left out) and checks each against every durable source
 // in the work tree. Follow-up text is redacted before it is returned, so it
 // can reach a vault file as is.
-func (v *Vault) ExtractConversation(ctx context.Context, path string) (Extraction, error) {
-	ex := Extraction{Transcript: path, Found: []Candidate{}, Orphans: []Candidate{}}
+func (v *Vault) ExtractConversation(ctx context.Context, path string) (followups.Extraction, error) {
+	ex := followups.Extraction{Transcript: path, Found: []followups.Candidate{}, Orphans: []followups.Candidate{}}
 	t, err := transcript.ReadFile(path)
 	if err != nil {
 		return ex, err
 	}
 	ex.Format, ex.Stats = t.Format, t.Stats
 	f := v.Config.Followups
-	kw := Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
+	kw := followups.Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
 	if len(kw.EN)+len(kw.KR) == 0 {
-		kw = DefaultKeywords()
+		kw = followups.DefaultKeywords()
 	}
 	theta := f.Similarity
 	if theta <= 0 || theta > 1 {
-		theta = DefaultSimilarity
+		theta = followups.DefaultSimilarity
 	}
-	cands := ExtractFollowups(t.Conversation(), kw, theta)
+	cands := followups.ExtractFollowups(t.Conversation(), kw, theta)
 	for i := range cands {
 		cands[i].Text = v.redact(cands[i].Text)
 		cands[i].Quote = v.redact(cands[i].Quote)
@@ -53,9 +39,9 @@ func (v *Vault) ExtractConversation(ctx context.Context, path string) (Extractio
 	if err != nil {
 		return ex, fmt.Errorf("read follow-up sources: %w", err)
 	}
-	d := Regenerate(srcs, v.mergeOptions(srcs))
+	d := followups.Regenerate(srcs, v.mergeOptions(srcs))
 	ex.Sources = srcs
-	MarkDurable(cands, d.Mentions, theta)
+	followups.MarkDurable(cands, d.Mentions, theta)
 	// Orphans are numbered 1..n: the numbers a person answers with.
 	def := v.DefaultProject(srcs)
 	n := 0
@@ -78,18 +64,18 @@ func (v *Vault) ExtractConversation(ctx context.Context, path string) (Extractio
 // ConversationOutcome records what became of an extraction's orphans for the
 // persistence audit: the routing report (nil when nothing was routed) and
 // the orphans nobody decided about, with why.
-func ConversationOutcome(ex Extraction, routed *RouteReport, unrouted []Candidate, why string) (*ConversationAudit, []LostFollowup) {
-	ca := &ConversationAudit{Transcript: ex.Transcript, Found: len(ex.Found), Orphans: len(ex.Orphans),
+func ConversationOutcome(ex followups.Extraction, routed *RouteReport, unrouted []followups.Candidate, why string) (*followups.ConversationAudit, []followups.LostFollowup) {
+	ca := &followups.ConversationAudit{Transcript: ex.Transcript, Found: len(ex.Found), Orphans: len(ex.Orphans),
 		Durable: len(ex.Found) - len(ex.Orphans), Corrupt: ex.Stats.Corrupt, Unrouted: len(unrouted)}
-	lost := []LostFollowup{}
+	lost := []followups.LostFollowup{}
 	if routed != nil {
 		ca.Routed, ca.Skipped = len(routed.Routed), len(routed.Skipped)
 		for _, a := range routed.Skipped {
-			lost = append(lost, LostFollowup{Text: tagged(a.Project, a.Candidate.Text), Reason: "skipped", Detail: "a person chose Skip"})
+			lost = append(lost, followups.LostFollowup{Text: followups.Tagged(a.Project, a.Candidate.Text), Reason: "skipped", Detail: "a person chose Skip"})
 		}
 	}
 	for _, c := range unrouted {
-		lost = append(lost, LostFollowup{Text: tagged(c.Project, c.Text), Reason: "unrouted", Detail: why})
+		lost = append(lost, followups.LostFollowup{Text: followups.Tagged(c.Project, c.Text), Reason: "unrouted", Detail: why})
 	}
 	return ca, lost
 }

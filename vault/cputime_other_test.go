@@ -1,6 +1,6 @@
 //go:build !unix
 
-package notes
+package vault
 
 import "time"
 

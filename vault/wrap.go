@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -13,45 +13,21 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
-
-// WrapInput is everything a session hands to wrap: the fields of seed 000's
-// "Scribe Dispatch" prompt plus wrap's own switches.
-type WrapInput struct {
-	Loop       string   `json:"loop,omitempty" yaml:"loop"` // keep | discard
-	SessionEnd bool     `json:"session_end,omitempty" yaml:"session_end"`
-	Trivial    bool     `json:"trivial,omitempty" yaml:"trivial"`
-	Hint       string   `json:"context_hint,omitempty" yaml:"context_hint"`
-	Tests      string   `json:"test_results,omitempty" yaml:"test_results"`
-	Witness    string   `json:"witness_verdicts,omitempty" yaml:"witness_verdicts"`
-	LoopReport string   `json:"loop_report,omitempty" yaml:"loop_report"`
-	Urgent     string   `json:"urgent,omitempty" yaml:"urgent"`
-	Result     string   `json:"result,omitempty" yaml:"result"` // shipped | partial | reverted
-	Done       []string `json:"done,omitempty" yaml:"done"`
-	Next       []string `json:"next,omitempty" yaml:"next"`
-	Questions  []string `json:"open_questions,omitempty" yaml:"open_questions"`
-	Traps      []string `json:"traps,omitempty" yaml:"traps"`
-	// ChangedFiles and DiffSummary, when given, replace reading the repo.
-	ChangedFiles []string `json:"changed_files,omitempty" yaml:"changed_files"`
-	DiffSummary  string   `json:"git_diff,omitempty" yaml:"git_diff"`
-	Mode         string   `json:"mode,omitempty" yaml:"mode"`
-	Base         string   `json:"base,omitempty" yaml:"base"`
-
-	DryRun bool `json:"-" yaml:"-"`
-}
 
 // Plan is a wrap's result before it lands: durable, so it can be queued.
 type Plan struct {
-	Modes       Modes       `json:"modes"`
-	Row         string      `json:"row"`
-	Summary     string      `json:"summary"`
-	Entry       *Entry      `json:"entry,omitempty"`
-	Bridge      *BridgeNote `json:"bridge,omitempty"`
-	Done        []string    `json:"done,omitempty"`
-	DoneAt      time.Time   `json:"done_at"`
-	Fingerprint string      `json:"fingerprint,omitempty"`
-	Commits     []string    `json:"commits,omitempty"`
-	Head        string      `json:"head,omitempty"` // HEAD the plan was computed at
+	Modes       notes.Modes       `json:"modes"`
+	Row         string            `json:"row"`
+	Summary     string            `json:"summary"`
+	Entry       *notes.Entry      `json:"entry,omitempty"`
+	Bridge      *notes.BridgeNote `json:"bridge,omitempty"`
+	Done        []string          `json:"done,omitempty"`
+	DoneAt      time.Time         `json:"done_at"`
+	Fingerprint string            `json:"fingerprint,omitempty"`
+	Commits     []string          `json:"commits,omitempty"`
+	Head        string            `json:"head,omitempty"` // HEAD the plan was computed at
 	// Branch is the branch the plan was made on (refs/heads/…): its bridge
 	// note is that branch's, its ticks land only on that branch.
 	Branch string `json:"branch,omitempty"`
@@ -74,7 +50,7 @@ type WrapReport struct {
 	Status  string               `json:"status"` // committed | queued | nothing | dry-run
 	Reason  string               `json:"reason"`
 	Row     string               `json:"dispatch_row,omitempty"`
-	Modes   Modes                `json:"modes"`
+	Modes   notes.Modes          `json:"modes"`
 	Files   []string             `json:"files,omitempty"`
 	Commits []string             `json:"commits,omitempty"`
 	Commit  *gitops.CommitResult `json:"commit,omitempty"`
@@ -102,9 +78,9 @@ func shortSHA(s string) string {
 // writes bridge note, journal entry and progress ticks as one `progress:`
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
-func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
-	rep := WrapReport{Modes: Modes{}}
-	forced, isForced, err := ParseModes(in.Mode)
+func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
+	rep := WrapReport{Modes: notes.Modes{}}
+	forced, isForced, err := notes.ParseModes(in.Mode)
 	if err != nil {
 		return rep, err
 	}
@@ -167,7 +143,7 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 		}
 		plan.RemoteLock = v.Repo.RemoteLock
 		if res.Branch.SHA != "" || res.TicksQueued != "" {
-			plan.Done, plan.Modes = nil, plan.Modes.Without(ModeProgress) // the ticks are settled already
+			plan.Done, plan.Modes = nil, plan.Modes.Without(notes.ModeProgress) // the ticks are settled already
 		}
 		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
 		if qerr != nil {
@@ -215,7 +191,7 @@ func (rep *WrapReport) fill(plans []Plan) {
 		if p.Bridge != nil {
 			rep.Bridge = p.Bridge.Render()
 		}
-		if p.Modes.Has(ModeProgress) {
+		if p.Modes.Has(notes.ModeProgress) {
 			rep.Ticks = append(rep.Ticks, p.Done...)
 		}
 	}
@@ -225,7 +201,7 @@ func (rep *WrapReport) fill(plans []Plan) {
 //
 // Commits the post-commit hook recorded join the plan: the entry names them
 // and their files count toward the dispatch table.
-func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced bool, records []CommitRecord, covered map[string]bool) (Plan, []string, error) {
+func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes, isForced bool, records []CommitRecord, covered map[string]bool) (Plan, []string, error) {
 	now := v.now()
 	p := Plan{DoneAt: now}
 	head, err := v.Repo.Head(ctx)
@@ -239,7 +215,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	base := in.Base
 	if base != "" {
 		if base, err = v.Repo.ResolveCommit(ctx, base); err != nil {
-			return p, nil, &UsageError{Msg: "--base: " + err.Error()}
+			return p, nil, &notes.UsageError{Msg: "--base: " + err.Error()}
 		}
 	} else {
 		base = v.journaledBase(ctx, head.Commit)
@@ -312,9 +288,9 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		p.Commits = append(p.Commits, shortSHA(c.SHA))
 	}
 	uncommitted := len(ch.Staged)+len(ch.Unstaged)+len(ch.Untracked) > 0
-	sit := Situation{Loop: in.Loop, SessionEnd: in.SessionEnd, Trivial: in.Trivial, Files: len(files),
+	sit := notes.Situation{Loop: in.Loop, SessionEnd: in.SessionEnd, Trivial: in.Trivial, Files: len(files),
 		Unfinished: in.Hint != "" || len(in.Next) > 0 || uncommitted || in.Urgent != ""}
-	p.Modes, p.Row = Dispatch(sit)
+	p.Modes, p.Row = notes.Dispatch(sit)
 	if isForced {
 		p.Modes, p.Row = forced, "mode forced: "+forced.String()
 	}
@@ -322,28 +298,28 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		return p, files, nil
 	}
 
-	hint := v.redact(oneLine(in.Hint))
-	witness := ParseWitness(v.redact(in.Witness))
+	hint := v.redact(notes.OneLine(in.Hint))
+	witness := notes.ParseWitness(v.redact(in.Witness))
 	// A commit subject can stand in for the hint: it passes the redactor too.
 	p.Summary = v.redact(summarise(hint, ch, files))
-	if p.Modes.Has(ModeJournal) {
-		e := Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
-			Notable: v.redact(notable), Tests: v.redact(oneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
+	if p.Modes.Has(notes.ModeJournal) {
+		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
+			Notable: v.redact(notable), Tests: v.redact(notes.OneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
 			Next: v.redactAll(in.Next)}
-		if p.Modes.Has(ModeWitness) || in.Witness != "" {
+		if p.Modes.Has(notes.ModeWitness) || in.Witness != "" {
 			e.Witness = witness
 		}
 		if in.LoopReport != "" {
-			e.Notable = strings.TrimSpace(e.Notable + "; loop report: " + v.redact(oneLine(in.LoopReport)))
+			e.Notable = strings.TrimSpace(e.Notable + "; loop report: " + v.redact(notes.OneLine(in.LoopReport)))
 		}
-		if p.Modes.Has(ModeProgress) {
+		if p.Modes.Has(notes.ModeProgress) {
 			e.Done = v.redactAll(in.Done)
 		}
 		p.Entry = &e
 	}
-	if p.Modes.Has(ModeBridge) {
-		b := BridgeNote{Urgent: v.redact(oneLine(in.Urgent)), Updated: now, Commit: head.Commit,
-			Witness: FinalVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
+	if p.Modes.Has(notes.ModeBridge) {
+		b := notes.BridgeNote{Urgent: v.redact(notes.OneLine(in.Urgent)), Updated: now, Commit: head.Commit,
+			Witness: notes.FinalVerdict(witness), OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
 		if hint != "" {
 			b.Context = append(b.Context, hint)
 		}
@@ -369,7 +345,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 		}
 		p.Bridge = &b
 	}
-	if p.Modes.Has(ModeProgress) {
+	if p.Modes.Has(notes.ModeProgress) {
 		p.Done = in.Done
 	}
 	p.Fingerprint = fingerprint(ch, in, p.Modes)
@@ -378,7 +354,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 
 // fingerprint identifies a wrap's uncommitted state and inputs; commits are
 // identified by the journal naming them.
-func fingerprint(ch gitops.Changes, in WrapInput, m Modes) string {
+func fingerprint(ch gitops.Changes, in notes.WrapInput, m notes.Modes) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", m, in.Base)
 	for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
@@ -393,8 +369,6 @@ func fingerprint(ch gitops.Changes, in WrapInput, m Modes) string {
 		in.SessionEnd, in.Trivial, in.Done, in.Next, in.ChangedFiles)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func dedup(in []string) []string {
 	seen := map[string]bool{}
@@ -423,30 +397,15 @@ func summarise(hint string, ch gitops.Changes, files []string) string {
 	if s == "" {
 		s = "Changed " + changeCount(ch, files)
 	}
-	return truncate(s, 72)
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	return notes.Truncate(s, 72)
 }
 
 func changeCount(ch gitops.Changes, files []string) string {
-	s := fmt.Sprintf("%d file%s", len(files), plural(len(files)))
+	s := fmt.Sprintf("%d file%s", len(files), notes.Plural(len(files)))
 	if n := len(ch.Commits); n > 0 {
-		s += fmt.Sprintf(" in %d commit%s", n, plural(n))
+		s += fmt.Sprintf(" in %d commit%s", n, notes.Plural(n))
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func listFew(items []string, n int) string {
@@ -493,10 +452,10 @@ func scope(files []string) string {
 	if len(order) == 0 {
 		return "no file changes"
 	}
-	return fmt.Sprintf("%s (%d file%s)", listFew(order, 6), len(files), plural(len(files)))
+	return fmt.Sprintf("%s (%d file%s)", listFew(order, 6), len(files), notes.Plural(len(files)))
 }
 
-func result(in WrapInput, uncommitted bool) string {
+func result(in notes.WrapInput, uncommitted bool) string {
 	switch {
 	case in.Result != "":
 		return in.Result
@@ -533,10 +492,10 @@ func diffSummary(ch gitops.Changes) string {
 	}
 	parts := []string{fmt.Sprintf("+%d −%d", add, del)}
 	if n := len(ch.Staged) + len(ch.Unstaged); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d uncommitted change%s", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d uncommitted change%s", n, notes.Plural(n)))
 	}
 	if n := len(ch.Untracked); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d untracked file%s", n, plural(n)))
+		parts = append(parts, fmt.Sprintf("%d untracked file%s", n, notes.Plural(n)))
 	}
 	if len(bins) > 0 {
 		parts = append(parts, "binary: "+listFew(dedup(bins), 3))
@@ -553,9 +512,9 @@ func diffSummary(ch gitops.Changes) string {
 // Queue computes a wrap's plan and queues it without committing: the
 // detached half of `wrap --background` (principle 11: detached work never
 // moves a branch).
-func (v *Vault) Queue(ctx context.Context, in WrapInput, reason string) (WrapReport, error) {
-	rep := WrapReport{Modes: Modes{}}
-	forced, isForced, err := ParseModes(in.Mode)
+func (v *Vault) Queue(ctx context.Context, in notes.WrapInput, reason string) (WrapReport, error) {
+	rep := WrapReport{Modes: notes.Modes{}}
+	forced, isForced, err := notes.ParseModes(in.Mode)
 	if err != nil {
 		return rep, err
 	}
@@ -614,11 +573,11 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 		return ""
 	}
 	v.Migrate(ctx)
-	_, files, err := v.ReadVault(ctx, VaultJournal)
+	_, files, err := v.ReadVault(ctx, notes.VaultJournal)
 	if err != nil {
 		return ""
 	}
-	j := ParseJournal(string(files[VaultJournal]))
+	j := notes.ParseJournal(string(files[notes.VaultJournal]))
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		cs := j.Entries[i].Commits
 		for k := len(cs) - 1; k >= 0; k-- {

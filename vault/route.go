@@ -1,163 +1,28 @@
-package notes
+package vault
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
-	"github.com/git-scribe/git-scribe/markdown"
-)
-
-// Route destinations of a conversation follow-up (SPEC §5).
-const (
-	RouteJournal = "journal" // a journal entry's "### Next"
-	RouteTodos   = "todos"   // the project's todos.md "## Next Session"
-	RouteActive  = "active"  // an active task's todos.md, as an open checkbox
-	RouteSkip    = "skip"    // a person decided not to keep it
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // LockFollowups is the ref lock held while routing writes project files.
 const LockFollowups = "followups"
 
-// Route is one decision about one orphan.
-type Route struct {
-	// Item names the orphan: its number in the extraction ("2") or its text
-	// (matched like follow-ups are, at or above the similarity threshold).
-	Item string `yaml:"item" json:"item"`
-	// To is journal, todos, active or skip.
-	To string `yaml:"to" json:"to"`
-	// Project picks the project for todos and active (default: the item's
-	// "(project)" tag, else the repository's project).
-	Project string `yaml:"project,omitempty" json:"project,omitempty"`
-	// Task picks the active task (projects/<project>/actives/<task>/);
-	// optional when the project has exactly one.
-	Task string `yaml:"task,omitempty" json:"task,omitempty"`
-}
-
-// RouteFile is the decision file of `--route FILE`:
-//
-//	# decisions for the orphans of `git scribe followups extract`
-//	routes:
-//	  - item: "1"                   # the orphan's number…
-//	    to: journal
-//	  - item: migrate the cache     # …or its text
-//	    to: todos
-//	    project: api
-//	  - item: 로그 정리
-//	    to: active
-//	    project: ops
-//	    task: logging
-//	  - item: "4"
-//	    to: skip
-//	default: skip                   # optional: for orphans no route names
-//
-// Without default, an orphan no route names stays unrouted (and counts as
-// potentially lost). A route naming no orphan is reported, not fatal.
-type RouteFile struct {
-	Routes  []Route `yaml:"routes" json:"routes"`
-	Default string  `yaml:"default,omitempty" json:"default,omitempty"`
-}
-
-// ParseRouteFile reads a decision file (YAML, or JSON, which is YAML).
-func ParseRouteFile(data []byte) (RouteFile, error) {
-	var rf RouteFile
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&rf); err != nil && !errors.Is(err, io.EOF) {
-		return rf, &UsageError{Msg: fmt.Sprintf("route file: %v (format: routes: [{item, to: journal|todos|active|skip, project, task}], default)", err)}
-	}
-	if rf.Default != "" && !validRoute(rf.Default) {
-		return rf, &UsageError{Msg: fmt.Sprintf("route file: default %q: use journal, todos, active or skip", rf.Default)}
-	}
-	for i, r := range rf.Routes {
-		if strings.TrimSpace(r.Item) == "" {
-			return rf, &UsageError{Msg: fmt.Sprintf("route file: route %d has no item (an orphan's number or text)", i+1)}
-		}
-		if !validRoute(r.To) {
-			return rf, &UsageError{Msg: fmt.Sprintf("route file: route %d (%q): to %q: use journal, todos, active or skip", i+1, r.Item, r.To)}
-		}
-	}
-	return rf, nil
-}
-
-func validRoute(to string) bool {
-	switch to {
-	case RouteJournal, RouteTodos, RouteActive, RouteSkip:
-		return true
-	}
-	return false
-}
-
-// Assignment is an orphan with its decided destination.
-type Assignment struct {
-	Candidate Candidate `json:"followup"`
-	To        string    `json:"to"`
-	Project   string    `json:"project,omitempty"`
-	Task      string    `json:"task,omitempty"`
-	// Path is the file it is written to ("" for skip).
-	Path string `json:"path,omitempty"`
-}
-
-// Apply matches a decision file's routes to orphans. Orphans no route
-// names take the file's default, or stay out of the result (unrouted).
-func (rf RouteFile) Apply(orphans []Candidate, theta float64) (routes map[int]Route, unknown []string) {
-	routes = map[int]Route{}
-	for _, r := range rf.Routes {
-		i := matchOrphan(orphans, r.Item, theta)
-		if i < 0 {
-			unknown = append(unknown, r.Item)
-			continue
-		}
-		if _, dup := routes[i]; !dup {
-			routes[i] = r
-		}
-	}
-	if rf.Default != "" {
-		for i := range orphans {
-			if _, ok := routes[i]; !ok {
-				routes[i] = Route{Item: strconv.Itoa(orphans[i].N), To: rf.Default}
-			}
-		}
-	}
-	return routes, unknown
-}
-
-// matchOrphan finds the orphan an item names: its number, else the most
-// similar text at or above theta.
-func matchOrphan(orphans []Candidate, item string, theta float64) int {
-	item = strings.TrimSpace(item)
-	if n, err := strconv.Atoi(item); err == nil {
-		for i, o := range orphans {
-			if o.N == n {
-				return i
-			}
-		}
-		return -1
-	}
-	best, bestSim := -1, 0.0
-	for i, o := range orphans {
-		if s := Similarity(o.Text, item); s >= theta && s > bestSim {
-			best, bestSim = i, s
-		}
-	}
-	return best
-}
-
 // cleanSegment checks a project or task name used as a path segment.
 func cleanSegment(kind, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || strings.HasPrefix(name, ".") {
-		return "", &UsageError{Msg: fmt.Sprintf("%s %q cannot name a directory: use a plain name", kind, name)}
+		return "", &notes.UsageError{Msg: fmt.Sprintf("%s %q cannot name a directory: use a plain name", kind, name)}
 	}
 	return name, nil
 }
@@ -181,7 +46,7 @@ func fillPattern(pattern string, values ...string) (string, bool) {
 
 // multiProject reports whether the repository keeps projects in directories
 // (a source path names a project).
-func (v *Vault) multiProject(srcs []SourceFile) bool {
+func (v *Vault) multiProject(srcs []followups.SourceFile) bool {
 	for _, s := range srcs {
 		if s.Project != "" {
 			return true
@@ -223,16 +88,16 @@ func (v *Vault) ActiveTasks(project string) []string {
 
 // Assign resolves routes into assignments with their target files. Errors
 // name the orphan and what to answer instead.
-func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceFile) ([]Assignment, error) {
+func (v *Vault) Assign(orphans []followups.Candidate, routes map[int]followups.Route, srcs []followups.SourceFile) ([]followups.Assignment, error) {
 	multi := v.multiProject(srcs)
 	def := v.DefaultProject(srcs)
-	var out []Assignment
+	var out []followups.Assignment
 	for i, o := range orphans {
 		r, ok := routes[i]
 		if !ok {
 			continue
 		}
-		a := Assignment{Candidate: o, To: r.To, Project: r.Project, Task: r.Task}
+		a := followups.Assignment{Candidate: o, To: r.To, Project: r.Project, Task: r.Task}
 		if a.Project == "" {
 			a.Project = o.Project
 		}
@@ -240,16 +105,16 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 			a.Project = def
 		}
 		switch r.To {
-		case RouteSkip:
-		case RouteJournal:
+		case followups.RouteSkip:
+		case followups.RouteJournal:
 			a.Path = v.Config.Paths.Journal
-		case RouteTodos:
+		case followups.RouteTodos:
 			p, err := v.todosPath(a.Project, multi, def)
 			if err != nil {
 				return nil, fmt.Errorf("follow-up %d (%q): %w", o.N, o.Text, err)
 			}
 			a.Path = p
-		case RouteActive:
+		case followups.RouteActive:
 			if a.Task == "" {
 				tasks := v.ActiveTasks(a.Project)
 				if len(tasks) != 1 {
@@ -257,7 +122,7 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 					if len(tasks) > 1 {
 						msg = "name one of its active tasks: " + strings.Join(tasks, ", ")
 					}
-					return nil, &UsageError{Msg: fmt.Sprintf("follow-up %d (%q) goes to an active task of %s; %s", o.N, o.Text, orUnknown(a.Project), msg)}
+					return nil, &notes.UsageError{Msg: fmt.Sprintf("follow-up %d (%q) goes to an active task of %s; %s", o.N, o.Text, orUnknown(a.Project), msg)}
 				}
 				a.Task = tasks[0]
 			}
@@ -267,7 +132,7 @@ func (v *Vault) Assign(orphans []Candidate, routes map[int]Route, srcs []SourceF
 			}
 			a.Path = p
 		default:
-			return nil, &UsageError{Msg: fmt.Sprintf("follow-up %d: unknown destination %q", o.N, r.To)}
+			return nil, &notes.UsageError{Msg: fmt.Sprintf("follow-up %d: unknown destination %q", o.N, r.To)}
 		}
 		out = append(out, a)
 	}
@@ -294,7 +159,7 @@ func (v *Vault) todosPath(project string, multi bool, def string) (string, error
 		}
 	}
 	if project == "" {
-		return "", &UsageError{Msg: "it has no (project) tag and this repository has several projects; name one (project: NAME, or t:NAME at the prompt)"}
+		return "", &notes.UsageError{Msg: "it has no (project) tag and this repository has several projects; name one (project: NAME, or t:NAME at the prompt)"}
 	}
 	name, err := cleanSegment("project", project)
 	if err != nil {
@@ -307,7 +172,7 @@ func (v *Vault) todosPath(project string, multi bool, def string) (string, error
 			}
 		}
 	}
-	return "", &UsageError{Msg: "no followups.todos pattern has a project wildcard (like projects/*/todos.md)"}
+	return "", &notes.UsageError{Msg: "no followups.todos pattern has a project wildcard (like projects/*/todos.md)"}
 }
 
 // activePath is an active task's todos.md.
@@ -320,7 +185,7 @@ func (v *Vault) activePath(project, task string, multi bool) (string, error) {
 		switch strings.Count(p, "*") {
 		case 2:
 			if project == "" {
-				return "", &UsageError{Msg: "it has no (project) tag; name the project (project: NAME, or a:PROJECT/TASK at the prompt)"}
+				return "", &notes.UsageError{Msg: "it has no (project) tag; name the project (project: NAME, or a:PROJECT/TASK at the prompt)"}
 			}
 			name, err := cleanSegment("project", project)
 			if err != nil {
@@ -333,17 +198,17 @@ func (v *Vault) activePath(project, task string, multi bool) (string, error) {
 			return out, gitops.CheckRelPath(out)
 		}
 	}
-	return "", &UsageError{Msg: "no followups.actives pattern (like projects/*/actives/*/todos.md) to place an active task"}
+	return "", &notes.UsageError{Msg: "no followups.actives pattern (like projects/*/actives/*/todos.md) to place an active task"}
 }
 
 // RouteReport is what routing wrote.
 type RouteReport struct {
-	Status   string               `json:"status"` // committed | nothing | queued
-	Reason   string               `json:"reason,omitempty"`
-	Commit   *gitops.CommitResult `json:"commit,omitempty"`
-	Routed   []Assignment         `json:"routed"`
-	Skipped  []Assignment         `json:"skipped"`
-	Warnings []string             `json:"warnings,omitempty"`
+	Status   string                 `json:"status"` // committed | nothing | queued
+	Reason   string                 `json:"reason,omitempty"`
+	Commit   *gitops.CommitResult   `json:"commit,omitempty"`
+	Routed   []followups.Assignment `json:"routed"`
+	Skipped  []followups.Assignment `json:"skipped"`
+	Warnings []string               `json:"warnings,omitempty"`
 }
 
 // RouteFollowups writes routed orphans as one scribe commit, through
@@ -357,7 +222,7 @@ type RouteReport struct {
 //
 // When the commit cannot be made now, the person's choices are queued under
 // the git dir (principle 3) and the next synchronous command lands them.
-func (v *Vault) RouteFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
+func (v *Vault) RouteFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
 	rep, err := v.routeFollowups(ctx, assigns)
 	if err != nil || rep.Status != "deferred" {
 		return rep, err
@@ -378,7 +243,7 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 		if it.Kind != KindRoute {
 			continue
 		}
-		var assigns []Assignment
+		var assigns []followups.Assignment
 		if err := json.Unmarshal(it.Payload, &assigns); err != nil {
 			warns = append(warns, fmt.Sprintf("queued routing %s is unreadable and was left in place: %v", it.ID, err))
 			continue
@@ -399,13 +264,13 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 	return landed, warns
 }
 
-func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (RouteReport, error) {
-	rep := RouteReport{Routed: []Assignment{}, Skipped: []Assignment{}}
-	byPath := map[string][]Assignment{}
+func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
+	rep := RouteReport{Routed: []followups.Assignment{}, Skipped: []followups.Assignment{}}
+	byPath := map[string][]followups.Assignment{}
 	var paths []string
 	for _, a := range assigns {
 		a.Candidate.Text = v.redact(a.Candidate.Text)
-		if a.To == RouteSkip {
+		if a.To == followups.RouteSkip {
 			rep.Skipped = append(rep.Skipped, a)
 			continue
 		}
@@ -425,17 +290,17 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 	// scribe's record: a vault commit after it.
 	var branchPaths []string
 	for _, path := range paths {
-		if byPath[path][0].To != RouteJournal {
+		if byPath[path][0].To != followups.RouteJournal {
 			branchPaths = append(branchPaths, path)
 		}
 	}
 	now := v.now()
 	var fingerprint string
-	var written []Assignment
-	fresh := func(path, text string) []Assignment {
-		var out []Assignment
+	var written []followups.Assignment
+	fresh := func(path, text string) []followups.Assignment {
+		var out []followups.Assignment
 		for _, a := range byPath[path] {
-			if !containsFollowup(text, a.Candidate.Text) {
+			if !followups.ContainsFollowup(text, a.Candidate.Text) {
 				out = append(out, a)
 			}
 		}
@@ -443,7 +308,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 	}
 	var inCommit int // follow-ups the commit being built writes
 	message := func([]string) string {
-		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", inCommit, plural(inCommit)), "followups", fingerprint)
+		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", inCommit, notes.Plural(inCommit)), "followups", fingerprint)
 	}
 	var res gitops.CommitResult
 	if len(branchPaths) > 0 {
@@ -465,10 +330,10 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 					for _, a := range f {
 						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
 					}
-					if f[0].To == RouteTodos {
-						out[path] = []byte(insertUnderSection(text, v.section(), lines, f[0].Project))
+					if f[0].To == followups.RouteTodos {
+						out[path] = []byte(followups.InsertUnderSection(text, v.section(), lines, f[0].Project))
 					} else {
-						out[path] = []byte(appendLines(text, lines, "# "+f[0].Task))
+						out[path] = []byte(followups.AppendLines(text, lines, "# "+f[0].Task))
 					}
 				}
 				fingerprint = v.carriedFingerprint(ctx)
@@ -488,17 +353,17 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 			return rep, fmt.Errorf("route follow-ups: %w", err)
 		}
 	}
-	branchWritten := append([]Assignment(nil), written...)
+	branchWritten := append([]followups.Assignment(nil), written...)
 	declared := []string{}
 	locks := []string{}
 	if byPath[p.Journal] != nil {
-		declared = append(declared, VaultJournal, VaultArchive)
+		declared = append(declared, notes.VaultJournal, notes.VaultArchive)
 		locks = append(locks, "journal")
 	}
 	status, warns := v.activeStatusUpdate(ctx, true, declared)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if status != nil {
-		declared = append(declared, VaultActiveStatus)
+		declared = append(declared, notes.VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
 	if len(declared) > 0 {
@@ -510,23 +375,23 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 				out := map[string][]byte{}
 				written = append(written[:0], branchWritten...)
 				if byPath[p.Journal] != nil {
-					text := string(cur[VaultJournal])
+					text := string(cur[notes.VaultJournal])
 					if f := fresh(p.Journal, text); len(f) > 0 {
 						written = append(written, f...)
-						e := Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), plural(len(f))),
+						e := notes.Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), notes.Plural(len(f))),
 							Scope: "conversation follow-ups", Modes: "followups"}
 						for _, a := range f {
-							e.Next = append(e.Next, tagged(a.Project, a.Candidate.Text))
+							e.Next = append(e.Next, followups.Tagged(a.Project, a.Candidate.Text))
 						}
-						j, arch := Append(text, string(cur[VaultArchive]), e, v.Config.JournalMax)
-						out[VaultJournal] = []byte(j)
-						if arch != string(cur[VaultArchive]) {
-							out[VaultArchive] = []byte(arch)
+						j, arch := notes.Append(text, string(cur[notes.VaultArchive]), e, v.Config.JournalMax)
+						out[notes.VaultJournal] = []byte(j)
+						if arch != string(cur[notes.VaultArchive]) {
+							out[notes.VaultArchive] = []byte(arch)
 						}
 					}
 				}
 				if b, ok := status.build(cur, out); ok {
-					out[VaultActiveStatus] = b
+					out[notes.VaultActiveStatus] = b
 				}
 				fingerprint = v.carriedFingerprint(ctx)
 				inCommit = len(written) - len(branchWritten)
@@ -534,7 +399,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 			},
 			Message: func(changed []string) string {
 				if inCommit == 0 {
-					return scribeMessage(fmt.Sprintf("active-status regenerated after routing %d follow-up%s", len(branchWritten), plural(len(branchWritten))), "followups", fingerprint)
+					return scribeMessage(fmt.Sprintf("active-status regenerated after routing %d follow-up%s", len(branchWritten), notes.Plural(len(branchWritten))), "followups", fingerprint)
 				}
 				return message(changed)
 			},
@@ -566,20 +431,13 @@ func (v *Vault) section() string {
 	if s := v.Config.Followups.Section; s != "" {
 		return s
 	}
-	return DefaultSection
-}
-
-func tagged(project, text string) string {
-	if project == "" {
-		return text
-	}
-	return "(" + project + ") " + text
+	return followups.DefaultSection
 }
 
 // tagIfForeign writes the item's tag only when the file's path does not
 // already say the project: a projects/<p>/ file of that project, or the
 // repository's own file for the repository's project.
-func (v *Vault) tagIfForeign(a Assignment, path string) string {
+func (v *Vault) tagIfForeign(a followups.Assignment, path string) string {
 	if a.Project == "" {
 		return a.Candidate.Text
 	}
@@ -587,7 +445,7 @@ func (v *Vault) tagIfForeign(a Assignment, path string) string {
 	for _, sp := range v.sourcePatterns() {
 		if ok, _ := pathMatch(sp.pattern, path); ok {
 			named, _ = projectFromPath(sp.pattern, path)
-			if sp.kind == SourceActive && strings.Count(sp.pattern, "*") < 2 {
+			if sp.kind == followups.SourceActive && strings.Count(sp.pattern, "*") < 2 {
 				named = ""
 			}
 			break
@@ -596,83 +454,5 @@ func (v *Vault) tagIfForeign(a Assignment, path string) string {
 	if strings.EqualFold(named, a.Project) || (named == "" && a.Project == v.DefaultProject(nil)) {
 		return a.Candidate.Text
 	}
-	return tagged(a.Project, a.Candidate.Text)
-}
-
-// containsFollowup reports whether text already lists item.
-func containsFollowup(text, item string) bool {
-	want := string(NormalizeFollowup(item))
-	for _, line := range splitLines(text) {
-		if _, _, body, ok := listItem(line); ok && string(NormalizeFollowup(body)) == want {
-			return true
-		}
-	}
-	return false
-}
-
-// insertUnderSection adds lines at the end of the section's list (the
-// section, and the file, created when missing), keeping every other byte.
-func insertUnderSection(text, section string, lines []string, project string) string {
-	eol := detectEOL(text)
-	block := strings.Join(lines, eol) + eol
-	if text == "" {
-		title := "Todos"
-		if project != "" {
-			title = project + " todos"
-		}
-		return "# " + title + eol + eol + "## " + section + eol + eol + block
-	}
-	all := strings.SplitAfter(text, "\n")
-	start, level := -1, 0
-	for i, l := range all {
-		if lv, h, ok := markdown.Heading(strings.TrimRight(l, "\r\n")); ok {
-			if start >= 0 && lv <= level {
-				return splice(all, start, i, block, eol)
-			}
-			if start < 0 && hasPrefixFold(h, section) {
-				start, level = i, lv
-			}
-		}
-	}
-	if start >= 0 {
-		return splice(all, start, len(all), block, eol)
-	}
-	return withBlankLineEnd(text, eol) + "## " + section + eol + eol + block
-}
-
-// splice inserts block after the last non-blank line of all[start:end].
-func splice(all []string, start, end int, block, eol string) string {
-	at := end
-	for at > start+1 && strings.TrimSpace(all[at-1]) == "" {
-		at--
-	}
-	var b strings.Builder
-	for _, l := range all[:at] {
-		b.WriteString(l)
-	}
-	if at > 0 && !strings.HasSuffix(all[at-1], "\n") {
-		b.WriteString(eol)
-	}
-	if at == start+1 {
-		b.WriteString(eol) // a blank line between the heading and the list
-	}
-	b.WriteString(block)
-	for _, l := range all[at:] {
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
-// appendLines adds lines at the end of text (created with heading when
-// empty).
-func appendLines(text string, lines []string, heading string) string {
-	eol := detectEOL(text)
-	block := strings.Join(lines, eol) + eol
-	if text == "" {
-		return heading + eol + eol + block
-	}
-	if !strings.HasSuffix(text, "\n") {
-		text += eol
-	}
-	return text + block
+	return followups.Tagged(a.Project, a.Candidate.Text)
 }

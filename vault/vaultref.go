@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"bytes"
@@ -16,38 +16,8 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
-
-// The files of the vault tree on refs/scribe/vault (SPEC section 2).
-const (
-	VaultJournal      = "journal.md"
-	VaultArchive      = "journal-archive.md"
-	VaultActiveStatus = "ACTIVE-STATUS.md"
-	VaultBridgeDir    = "bridge"
-	VaultSessionsDir  = "sessions"
-)
-
-// BridgeVaultPath is the vault path of a branch's bridge note
-// (refs/heads/feature/x → bridge/feature/x.md); a detached HEAD has
-// bridge/HEAD.md (git refuses a branch named HEAD).
-func BridgeVaultPath(branchRef string) string {
-	name := strings.TrimPrefix(branchRef, "refs/heads/")
-	if name == "" {
-		name = "HEAD"
-	}
-	return VaultBridgeDir + "/" + name + ".md"
-}
-
-// BranchOfBridgePath is BridgeVaultPath's inverse: the branch name, ok
-// false for a path outside bridge/.
-func BranchOfBridgePath(p string) (string, bool) {
-	rest, ok := strings.CutPrefix(p, VaultBridgeDir+"/")
-	if !ok {
-		return "", false
-	}
-	name, ok := strings.CutSuffix(rest, ".md")
-	return name, ok && name != ""
-}
 
 // bridgePath is the checked-out branch's bridge note in the vault.
 func (v *Vault) bridgePath(ctx context.Context) (string, error) {
@@ -55,7 +25,7 @@ func (v *Vault) bridgePath(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return BridgeVaultPath(head.Ref), nil
+	return notes.BridgeVaultPath(head.Ref), nil
 }
 
 // ReadVault returns the vault files at the vault's tip (absent ones are
@@ -91,10 +61,10 @@ func (v *Vault) ViewPaths(head gitops.Head) map[string]string {
 	p := v.Config.Paths
 	m := map[string]string{}
 	for vp, wp := range map[string]string{
-		VaultJournal:              p.Journal,
-		VaultArchive:              p.JournalArchive,
-		VaultActiveStatus:         p.ActiveStatus,
-		BridgeVaultPath(head.Ref): p.BridgeNote,
+		notes.VaultJournal:              p.Journal,
+		notes.VaultArchive:              p.JournalArchive,
+		notes.VaultActiveStatus:         p.ActiveStatus,
+		notes.BridgeVaultPath(head.Ref): p.BridgeNote,
 	} {
 		if wp != "" {
 			m[vp] = wp
@@ -309,8 +279,8 @@ func (v *Vault) Migrate(ctx context.Context) {
 		return
 	}
 	p := v.Config.Paths
-	from := map[string]string{p.Journal: VaultJournal, p.JournalArchive: VaultArchive,
-		p.ActiveStatus: VaultActiveStatus, p.BridgeNote: BridgeVaultPath(head.Ref)}
+	from := map[string]string{p.Journal: notes.VaultJournal, p.JournalArchive: notes.VaultArchive,
+		p.ActiveStatus: notes.VaultActiveStatus, p.BridgeNote: notes.BridgeVaultPath(head.Ref)}
 	var wt []string
 	for w := range from {
 		if w != "" {
@@ -373,20 +343,20 @@ func (v *Vault) notify(msg string) {
 // AppendEntry commits one journal entry onto the vault (the dispatcher's
 // ledger line, a witness log): an entry whose id the journal already has
 // is not written again.
-func (v *Vault) AppendEntry(ctx context.Context, e Entry, subject, mode string) (gitops.CommitResult, error) {
+func (v *Vault) AppendEntry(ctx context.Context, e notes.Entry, subject, mode string) (gitops.CommitResult, error) {
 	req := gitops.CommitRequest{
-		Paths:       []string{VaultJournal, VaultArchive},
+		Paths:       []string{notes.VaultJournal, notes.VaultArchive},
 		Locks:       []string{"journal"},
 		LockOptions: v.lockOptions(mode),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			journal, archive := string(cur[VaultJournal]), string(cur[VaultArchive])
+			journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
 			if coveredEntry(journal, e, false) {
 				return nil, nil
 			}
-			j, a := Append(journal, archive, e, v.Config.JournalMax)
-			out := map[string][]byte{VaultJournal: []byte(j)}
+			j, a := notes.Append(journal, archive, e, v.Config.JournalMax)
+			out := map[string][]byte{notes.VaultJournal: []byte(j)}
 			if a != archive {
-				out[VaultArchive] = []byte(a)
+				out[notes.VaultArchive] = []byte(a)
 			}
 			return out, nil
 		},

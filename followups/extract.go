@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"strings"
@@ -6,7 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/internal/similarity"
 	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -89,14 +91,14 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 		if t, rest, ok := cutTag(c.Text); ok {
 			c.Project, c.Text = t, strings.TrimSpace(rest)
 		}
-		c.Text = capRunes(singleLine(c.Text), maxFollowupRunes)
-		c.Quote = capRunes(singleLine(c.Quote), maxFollowupRunes)
+		c.Text = notes.CapRunes(notes.SingleLine(c.Text), maxFollowupRunes)
+		c.Quote = notes.CapRunes(notes.SingleLine(c.Quote), maxFollowupRunes)
 		n := NormalizeFollowup(c.Text)
 		if len(n) < 2 {
 			return
 		}
 		for _, o := range norms {
-			if similarityRunes(o, n) >= theta {
+			if similarity.Ratio(o, n) >= theta {
 				return
 			}
 		}
@@ -152,7 +154,7 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 func proseLines(text string) []string {
 	var out []string
 	var fences markdown.Fences
-	for _, line := range splitLines(text) {
+	for _, line := range notes.SplitLines(text) {
 		trimmed := strings.TrimLeft(line, " \t")
 		if fences.Skip(trimmed) {
 			continue
@@ -405,8 +407,8 @@ func MarkDurable(cands []Candidate, mentions []Followup, theta float64) []Candid
 			}
 		}
 	}
-	idx := &simIndex{theta: theta, texts: texts}
-	idx.pairs(compatible, func(i, j int) {
+	idx := &similarity.Index{Theta: theta, Texts: texts}
+	idx.Pairs(compatible, func(i, j int) {
 		match(j-nm, i) // i < j: i is the mention
 	})
 	var orphans []Candidate

@@ -1,4 +1,4 @@
-package notes
+package followups
 
 import (
 	"fmt"
@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/internal/similarity"
 	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // SourceKind names a kind of durable follow-up source (SPEC §5).
@@ -157,7 +159,7 @@ func sessionHeading(text string) (project string, when time.Time, ok bool) {
 	for _, sep := range []string{" — ", " – ", " - "} {
 		if p, d, cut := strings.Cut(rest, sep); cut {
 			rest = p
-			if t, err := ParseTime(d); err == nil {
+			if t, err := notes.ParseTime(d); err == nil {
 				when = t
 			}
 			break
@@ -185,7 +187,7 @@ func dropDoneNote(s string) string {
 	if !strings.Contains(strings.ToLower(s), "(done") {
 		return s
 	}
-	return doneAnnotation().ReplaceAllString(s, "")
+	return notes.DoneAnnotation().ReplaceAllString(s, "")
 }
 
 // maxFollowupRunes caps one follow-up's text.
@@ -194,12 +196,12 @@ const maxFollowupRunes = 240
 // cleanFollowup is an item's display text: one line, tag split off, the
 // "(done …)" note dropped.
 func cleanFollowup(raw string) (text, tag string) {
-	s := singleLine(raw)
+	s := notes.SingleLine(raw)
 	if t, rest, ok := cutTag(s); ok {
 		tag, s = t, rest
 	}
 	s = strings.TrimSpace(dropDoneNote(s))
-	return capRunes(s, maxFollowupRunes), tag
+	return notes.CapRunes(s, maxFollowupRunes), tag
 }
 
 // ScanSource lists the follow-ups of one durable source, open and resolved,
@@ -234,7 +236,7 @@ func ScanSource(src SourceFile, section string) []Followup {
 		sectionLevel int    // > 0 inside the follow-up section
 		sectionBase  = -1   // indent of the section's first item
 	)
-	for i, line := range splitLines(src.Text) {
+	for i, line := range notes.SplitLines(src.Text) {
 		trimmed := strings.TrimLeft(line, " \t")
 		if fences.Skip(trimmed) {
 			continue
@@ -250,8 +252,8 @@ func ScanSource(src SourceFile, section string) []Followup {
 				sub = ""
 			}
 			if journal && level == 2 {
-				if ts, _, ok := entryHeading(line); ok {
-					if t, err := ParseTime(ts); err == nil {
+				if ts, _, ok := notes.EntryHeading(line); ok {
+					if t, err := notes.ParseTime(ts); err == nil {
 						when = t
 						continue
 					}
@@ -471,7 +473,7 @@ type Dashboard struct {
 // previous dashboard): every open follow-up of every source, minus those
 // resolved anywhere (a ticked box or a journal "### Done" item at or above
 // the similarity threshold), near-duplicates merged (see Similarity; pairs
-// are found with simIndex, near-linear in the number of items, and merged
+// are found with similarity.Index, near-linear in the number of items, and merged
 // transitively), ordered by recency (newest mention first) then source
 // priority (journal, actives, todos, progress), then path and line. Items of
 // different projects are never merged or resolved by each other; an
@@ -549,9 +551,9 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		}
 		g.members = append(g.members, i)
 	}
-	idx := &simIndex{theta: theta, texts: make([][]rune, len(groups))}
+	idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(groups))}
 	for i, g := range groups {
-		idx.texts[i] = g.norm
+		idx.Texts[i] = g.norm
 	}
 	compatible := func(i, j int) bool {
 		a, b := groups[i], groups[j]
@@ -562,7 +564,7 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 	}
 	dropped := make([]bool, len(groups))
 	var openPairs [][2]int
-	idx.pairs(compatible, func(i, j int) {
+	idx.Pairs(compatible, func(i, j int) {
 		a, b := groups[i], groups[j]
 		switch {
 		case a.resolved && !b.resolved:
@@ -728,7 +730,7 @@ func (d Dashboard) Render() string {
 	}
 	if more := len(d.Items) - d.Shown; more > 0 {
 		fmt.Fprintf(&b, "\n%d more open follow-up%s %s only in %s sources (the dashboard shows %d).\n",
-			more, plural(more), map[bool]string{true: "is", false: "are"}[more == 1], map[bool]string{true: "its", false: "their"}[more == 1], d.Shown)
+			more, notes.Plural(more), map[bool]string{true: "is", false: "are"}[more == 1], map[bool]string{true: "its", false: "their"}[more == 1], d.Shown)
 	}
 	if n := len(d.Audit.Untagged); n > 0 {
 		fmt.Fprintf(&b, "\n%d follow-up%s untagged: add a \"(project)\" prefix so it can be routed.\n", n, map[bool]string{true: " is", false: "s are"}[n == 1])

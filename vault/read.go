@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // ReadWorktree reads a vault file from the work tree; ok is false when it
@@ -30,11 +31,11 @@ func (v *Vault) ReadWorktree(rel string) ([]byte, bool, error) {
 
 // BridgeView is the bridge note as the next session sees it.
 type BridgeView struct {
-	Path   string     `json:"path"`
-	Exists bool       `json:"exists"`
-	Text   string     `json:"text,omitempty"`
-	Note   BridgeNote `json:"-"`
-	Commit string     `json:"written_at,omitempty"`
+	Path   string           `json:"path"`
+	Exists bool             `json:"exists"`
+	Text   string           `json:"text,omitempty"`
+	Note   notes.BridgeNote `json:"-"`
+	Commit string           `json:"written_at,omitempty"`
 	// Branch is the checked-out branch; FromBranch, when set, is the other
 	// branch whose note is shown because this one has none yet.
 	Branch     string `json:"branch,omitempty"`
@@ -52,7 +53,7 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 		return BridgeView{}, err
 	}
 	v.Migrate(ctx)
-	bp := BridgeVaultPath(head.Ref)
+	bp := notes.BridgeVaultPath(head.Ref)
 	bv := BridgeView{Path: gitops.VaultRef + ":" + bp, Branch: strings.TrimPrefix(head.Ref, "refs/heads/")}
 	tip, files, err := v.ReadVault(ctx, bp)
 	if err != nil {
@@ -64,10 +65,10 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 		if !found {
 			return bv, nil
 		}
-		bv.FromBranch, bv.Path, b = other, gitops.VaultRef+":"+BridgeVaultPath(other), text
+		bv.FromBranch, bv.Path, b = other, gitops.VaultRef+":"+notes.BridgeVaultPath(other), text
 	}
 	bv.Exists, bv.Text = true, string(b)
-	note, err := ParseBridgeNote(bv.Text)
+	note, err := notes.ParseBridgeNote(bv.Text)
 	if err != nil {
 		return bv, nil // hand-edited beyond recognition: show it as it is
 	}
@@ -84,7 +85,7 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 
 // newestBridge is the most recently updated bridge note of any branch.
 func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, bool) {
-	paths, err := v.Repo.ListFiles(ctx, tip, VaultBridgeDir)
+	paths, err := v.Repo.ListFiles(ctx, tip, notes.VaultBridgeDir)
 	if err != nil || len(paths) == 0 {
 		return "", nil, false
 	}
@@ -95,8 +96,8 @@ func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, b
 	var best string
 	var bestAt time.Time
 	for _, p := range paths {
-		n, err := ParseBridgeNote(string(files[p]))
-		if _, ok := BranchOfBridgePath(p); !ok {
+		n, err := notes.ParseBridgeNote(string(files[p]))
+		if _, ok := notes.BranchOfBridgePath(p); !ok {
 			continue
 		}
 		if best == "" || (err == nil && n.Updated.After(bestAt)) {
@@ -106,24 +107,24 @@ func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, b
 	if best == "" {
 		return "", nil, false
 	}
-	branch, _ := BranchOfBridgePath(best)
+	branch, _ := notes.BranchOfBridgePath(best)
 	return branch, files[best], true
 }
 
 // Progress reads progress.md from the work tree; ok is false without one.
-func (v *Vault) Progress() ([]Item, bool, error) {
+func (v *Vault) Progress() ([]notes.Item, bool, error) {
 	b, ok, err := v.ReadWorktree(v.Config.Paths.Progress)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
-	return ParseProgress(string(b)), true, nil
+	return notes.ParseProgress(string(b)), true, nil
 }
 
 // ProgressDone ticks items in progress.md and commits `progress: ITEM done`,
 // landing anything queued with it. Every item must match exactly one entry
 // (see Match); nothing is written otherwise.
 func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport, error) {
-	rep := WrapReport{Modes: Modes{ModeProgress}}
+	rep := WrapReport{Modes: notes.Modes{notes.ModeProgress}}
 	items, ok, err := v.Progress()
 	if err != nil {
 		return rep, err
@@ -134,7 +135,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 	}
 	var resolved []string
 	for _, q := range queries {
-		it, err := Match(items, q)
+		it, err := notes.Match(items, q)
 		if err != nil {
 			return rep, err
 		}
@@ -158,7 +159,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 		if err != nil {
 			return rep, err
 		}
-		plans = append(plans, Plan{Modes: Modes{ModeProgress}, Row: "progress done", Done: resolved, DoneAt: v.now(),
+		plans = append(plans, Plan{Modes: notes.Modes{notes.ModeProgress}, Row: "progress done", Done: resolved, DoneAt: v.now(),
 			Summary: strings.Join(resolved, ", ") + " done", Branch: head.Ref})
 	}
 	res, landed, warns, err := v.land(ctx, plans, queued)

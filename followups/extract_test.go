@@ -1,12 +1,12 @@
-package notes
+package followups
 
 import (
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -168,29 +168,15 @@ func TestInsertUnderSection(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := insertUnderSection(tt.in, DefaultSection, []string{"- [ ] new"}, "api"); got != tt.want {
-				t.Errorf("insertUnderSection(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
+			if got := InsertUnderSection(tt.in, DefaultSection, []string{"- [ ] new"}, "api"); got != tt.want {
+				t.Errorf("InsertUnderSection(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
 			}
 			// What was there keeps its bytes.
-			for _, line := range splitLines(tt.in) {
-				if !strings.Contains(insertUnderSection(tt.in, DefaultSection, []string{"- [ ] new"}, "api"), line) {
+			for _, line := range notes.SplitLines(tt.in) {
+				if !strings.Contains(InsertUnderSection(tt.in, DefaultSection, []string{"- [ ] new"}, "api"), line) {
 					t.Errorf("lost line %q", line)
 				}
 			}
 		})
 	}
-}
-
-func TestConversationOutcome(t *testing.T) {
-	t.Parallel()
-	ex := Extraction{Transcript: "t.jsonl", Found: make([]Candidate, 4), Orphans: []Candidate{{N: 1, Text: "a"}, {N: 2, Text: "b"}, {N: 3, Text: "c"}}}
-	rr := &RouteReport{Routed: []Assignment{{Candidate: Candidate{Text: "a"}}}, Skipped: []Assignment{{Candidate: Candidate{Text: "b"}, Project: "api"}}}
-	ca, lost := ConversationOutcome(ex, rr, []Candidate{{Text: "c"}}, "no terminal")
-	if ca.Found != 4 || ca.Durable != 1 || ca.Routed != 1 || ca.Skipped != 1 || ca.Unrouted != 1 {
-		t.Errorf("audit = %+v", ca)
-	}
-	if len(lost) != 2 || lost[0].Text != "(api) b" || lost[0].Reason != "skipped" || lost[1].Reason != "unrouted" {
-		t.Errorf("potentially lost = %+v", lost)
-	}
-	_ = time.Now
 }

@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // Redactor removes secrets from text before it reaches a vault file; the
-// caller plugs in the real one (notes stays free of the scanner's weight).
+// caller plugs in the real one (vault stays free of the scanner's weight).
 type Redactor func(string) string
 
 // Vault is a repository's scribe-managed files and the way they are written.

@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // LockActiveStatus is the ref lock (refs/scribe/locks/active-status) every
@@ -25,7 +27,7 @@ const maxSourceBytes = 8 << 20
 
 // sourcePattern is one configured source glob and the kind it yields.
 type sourcePattern struct {
-	kind    SourceKind
+	kind    followups.SourceKind
 	pattern string
 }
 
@@ -33,13 +35,13 @@ func (v *Vault) sourcePatterns() []sourcePattern {
 	f := v.Config.Followups
 	var out []sourcePattern
 	for _, p := range f.Actives {
-		out = append(out, sourcePattern{SourceActive, p})
+		out = append(out, sourcePattern{followups.SourceActive, p})
 	}
 	for _, p := range f.Todos {
-		out = append(out, sourcePattern{SourceTodos, p})
+		out = append(out, sourcePattern{followups.SourceTodos, p})
 	}
 	for _, p := range f.Progress {
-		out = append(out, sourcePattern{SourceProgress, p})
+		out = append(out, sourcePattern{followups.SourceProgress, p})
 	}
 	return out
 }
@@ -75,16 +77,16 @@ func projectFromPath(pattern, rel string) (project, task string) {
 // commit being built is writing. Each file's Time is its last commit's
 // time, or its modification time when it has uncommitted changes or was
 // never committed.
-func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]SourceFile, []string, error) {
+func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]followups.SourceFile, []string, error) {
 	var warns []string
 	seen := map[string]bool{v.Config.Paths.ActiveStatus: true}
-	var srcs []SourceFile
-	add := func(kind SourceKind, rel, pattern string) {
+	var srcs []followups.SourceFile
+	add := func(kind followups.SourceKind, rel, pattern string) {
 		if seen[rel] {
 			return
 		}
 		seen[rel] = true
-		src := SourceFile{Kind: kind, Path: rel}
+		src := followups.SourceFile{Kind: kind, Path: rel}
 		if pattern != "" {
 			src.Project, src.Task = projectFromPath(pattern, rel)
 		}
@@ -121,21 +123,21 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 	// The journal and archive are the vault's (refs/scribe/vault); over
 	// holds them under their vault paths while a vault commit is built.
 	p := v.Config.Paths
-	_, vf, err := v.ReadVault(ctx, VaultJournal, VaultArchive)
+	_, vf, err := v.ReadVault(ctx, notes.VaultJournal, notes.VaultArchive)
 	if err != nil {
 		return nil, warns, err
 	}
 	for _, j := range []struct {
-		kind      SourceKind
+		kind      followups.SourceKind
 		vp, shown string
-	}{{SourceJournal, VaultJournal, p.Journal}, {SourceArchive, VaultArchive, p.JournalArchive}} {
+	}{{followups.SourceJournal, notes.VaultJournal, p.Journal}, {followups.SourceArchive, notes.VaultArchive, p.JournalArchive}} {
 		b, ok := over[j.vp]
 		if !ok {
 			b, ok = vf[j.vp]
 		}
 		seen[j.shown] = true
 		if ok && b != nil {
-			srcs = append(srcs, SourceFile{Kind: j.kind, Path: j.shown, Text: string(b)})
+			srcs = append(srcs, followups.SourceFile{Kind: j.kind, Path: j.shown, Text: string(b)})
 		}
 	}
 	for _, sp := range v.sourcePatterns() {
@@ -171,7 +173,7 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 // stampTimes sets each source's Time: the newest commit touching it, or
 // the file's modification time when it differs from HEAD or is untracked
 // (the journal and archive: always their modification time).
-func (v *Vault) stampTimes(ctx context.Context, srcs []SourceFile) error {
+func (v *Vault) stampTimes(ctx context.Context, srcs []followups.SourceFile) error {
 	if len(srcs) == 0 {
 		return nil
 	}
@@ -179,7 +181,7 @@ func (v *Vault) stampTimes(ctx context.Context, srcs []SourceFile) error {
 	// dates text outside any entry, so the journal costs no git call.
 	var rels []string
 	for _, s := range srcs {
-		if s.Time.IsZero() && s.Kind != SourceJournal && s.Kind != SourceArchive {
+		if s.Time.IsZero() && s.Kind != followups.SourceJournal && s.Kind != followups.SourceArchive {
 			rels = append(rels, s.Path)
 		}
 	}
@@ -225,7 +227,7 @@ func pathMatch(pattern, rel string) (bool, error) { return path.Match(pattern, r
 // GIT_COMMITTER_DATE when set, else the clock.
 func (v *Vault) commitTime() time.Time {
 	if d := os.Getenv("GIT_COMMITTER_DATE"); d != "" {
-		if t, err := ParseTime(d); err == nil {
+		if t, err := notes.ParseTime(d); err == nil {
 			return t.In(v.Config.Location())
 		}
 		var sec int64
@@ -240,7 +242,7 @@ func (v *Vault) commitTime() time.Time {
 // project, else — when no source path names a project (a single-project
 // repository) — the repository's directory name; "" in a multi-project
 // repository, where an untagged item is ambiguous.
-func (v *Vault) DefaultProject(srcs []SourceFile) string {
+func (v *Vault) DefaultProject(srcs []followups.SourceFile) string {
 	if v.Config.Project != "" {
 		return v.Config.Project
 	}
@@ -252,19 +254,19 @@ func (v *Vault) DefaultProject(srcs []SourceFile) string {
 	return filepath.Base(v.Repo.WorkTree)
 }
 
-func (v *Vault) mergeOptions(srcs []SourceFile) MergeOptions {
+func (v *Vault) mergeOptions(srcs []followups.SourceFile) followups.MergeOptions {
 	f := v.Config.Followups
-	return MergeOptions{Section: f.Section, Cap: f.Cap, Similarity: f.Similarity, DefaultProject: v.DefaultProject(srcs)}
+	return followups.MergeOptions{Section: f.Section, Cap: f.Cap, Similarity: f.Similarity, DefaultProject: v.DefaultProject(srcs)}
 }
 
 // ActiveStatus computes the dashboard from the durable sources as they are
 // in the work tree now; it writes nothing.
-func (v *Vault) ActiveStatus(ctx context.Context) (Dashboard, error) {
+func (v *Vault) ActiveStatus(ctx context.Context) (followups.Dashboard, error) {
 	srcs, warns, err := v.FollowupSources(ctx, nil)
 	if err != nil {
-		return Dashboard{}, err
+		return followups.Dashboard{}, err
 	}
-	d := Regenerate(srcs, v.mergeOptions(srcs))
+	d := followups.Regenerate(srcs, v.mergeOptions(srcs))
 	d.Audit.Warnings = append(d.Audit.Warnings, warns...)
 	return d, nil
 }
@@ -276,12 +278,12 @@ type ActiveStatusReport struct {
 	Reason    string               `json:"reason,omitempty"`
 	Path      string               `json:"path"`
 	Commit    *gitops.CommitResult `json:"commit,omitempty"`
-	Dashboard Dashboard            `json:"dashboard"`
+	Dashboard followups.Dashboard  `json:"dashboard"`
 	Text      string               `json:"text"`
 }
 
 // renderActiveStatus is the file's text, redacted like every vault write.
-func (v *Vault) renderActiveStatus(d Dashboard) string {
+func (v *Vault) renderActiveStatus(d followups.Dashboard) string {
 	return v.redact(d.Render())
 }
 
@@ -292,7 +294,7 @@ func (v *Vault) renderActiveStatus(d Dashboard) string {
 // and each later one finds the file already right: N of them leave the same
 // file (and at most one commit) as one.
 func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (ActiveStatusReport, error) {
-	rel := VaultActiveStatus
+	rel := notes.VaultActiveStatus
 	rep := ActiveStatusReport{Path: gitops.VaultRef + ":" + rel}
 	if dryRun {
 		d, err := v.ActiveStatus(ctx)
@@ -312,7 +314,7 @@ func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (Active
 			if err != nil {
 				return nil, err
 			}
-			d := Regenerate(srcs, v.mergeOptions(srcs))
+			d := followups.Regenerate(srcs, v.mergeOptions(srcs))
 			d.Audit.Warnings = append(d.Audit.Warnings, warns...)
 			rep.Dashboard, rep.Text = d, v.renderActiveStatus(d)
 			fingerprint = v.carriedFingerprint(ctx)
@@ -356,7 +358,7 @@ func (v *Vault) carriedFingerprint(ctx context.Context) string {
 // scribeMessage is the message of a scribe commit that is not a wrap.
 func scribeMessage(subject, mode, fingerprint string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s\n\n%s: %s\n", truncate(oneLine(subject), 72), gitops.TrailerMode, mode)
+	fmt.Fprintf(&b, "progress: %s\n\n%s: %s\n", notes.Truncate(notes.OneLine(subject), 72), gitops.TrailerMode, mode)
 	if fingerprint != "" {
 		fmt.Fprintf(&b, "Scribe-Fingerprint: %s\n", fingerprint)
 	}
@@ -397,11 +399,11 @@ func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []str
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		_, files, err := v.ReadVault(ctx, VaultActiveStatus)
+		_, files, err := v.ReadVault(ctx, notes.VaultActiveStatus)
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		if cur, exists := files[VaultActiveStatus]; exists {
+		if cur, exists := files[notes.VaultActiveStatus]; exists {
 			may = string(cur) != v.renderActiveStatus(d)
 		} else {
 			may = d.Shown > 0
@@ -413,7 +415,7 @@ func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []str
 	u := &activeStatusUpdate{v: v, ctx: ctx}
 	for _, p := range declared {
 		switch p {
-		case VaultJournal, VaultArchive:
+		case notes.VaultJournal, notes.VaultArchive:
 			u.overlay = append(u.overlay, p)
 		default:
 			for _, sp := range v.sourcePatterns() {
@@ -446,8 +448,8 @@ func (u *activeStatusUpdate) build(cur, out map[string][]byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	d := Regenerate(srcs, u.v.mergeOptions(srcs))
-	rel := VaultActiveStatus
+	d := followups.Regenerate(srcs, u.v.mergeOptions(srcs))
+	rel := notes.VaultActiveStatus
 	old, exists := cur[rel]
 	if !exists && d.Shown == 0 {
 		return nil, false

@@ -1,76 +1,19 @@
-package notes
+package similarity
 
 import (
 	"math"
 	"slices"
-	"strings"
-	"unicode"
 )
 
-// DefaultSimilarity is the follow-up similarity at or above which two items
-// are the same follow-up.
-const DefaultSimilarity = 0.85
-
-// Similarity is how alike two follow-ups read, from 0 (nothing in common) to
-// 1 (the same after normalisation):
-//
-//	1 − Levenshtein(a′, b′) / max(|a′|, |b′|)
-//
-// where a′ and b′ are the normalised texts (see NormalizeFollowup) and
-// lengths and edits count runes. It is the ratio people mean by "85%
-// similar" (difflib's and fuzzywuzzy's ratio are close relatives).
-//
-// Why this measure: follow-ups are short imperative lines, and the
-// duplicates that matter are copies of one line with small edits — a
-// project tag, case, punctuation, a checkbox, a typo, a word added or
-// dropped ("migrate the cache" / "Migrate the cache layer" is 0.74, kept
-// apart; "migrate the cache layer" / "migrate the cache-layer." is 1.0).
-// A word-set measure is too coarse on five-word lines (one word of five
-// differing is 0.67 Jaccard), and one over character shingles is blind to
-// order. An edit ratio also bounds the distance for a given threshold,
-// which is what lets simIndex find every pair at or above it without
-// comparing all pairs. Runes, not bytes, so Korean is measured per
-// syllable.
-func Similarity(a, b string) float64 {
-	return similarityRunes(NormalizeFollowup(a), NormalizeFollowup(b))
-}
-
-func similarityRunes(a, b []rune) float64 {
+// Ratio is how alike two texts are, from 0 (nothing in common) to 1 (the
+// same): 1 − Levenshtein(a, b) / max(|a|, |b|), lengths and edits counted
+// in runes.
+func Ratio(a, b []rune) float64 {
 	m := max(len(a), len(b))
 	if m == 0 {
 		return 1
 	}
 	return 1 - float64(levenshtein(a, b, m))/float64(m)
-}
-
-// NormalizeFollowup is the form follow-ups are compared in: a leading
-// "(project)" tag, checkbox, bullet and trailing "(done …)" annotation
-// removed, lower case, every run of characters other than letters and
-// digits (any script) collapsed to one space.
-func NormalizeFollowup(s string) []rune {
-	s = strings.TrimSpace(s)
-	s = strings.TrimLeft(s, "-*+ \t")
-	if rest, ok := cutCheckbox(s); ok {
-		s = rest
-	}
-	if _, rest, ok := cutTag(s); ok {
-		s = rest
-	}
-	s = dropDoneNote(s)
-	out := make([]rune, 0, len(s))
-	space := false
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if space && len(out) > 0 {
-				out = append(out, ' ')
-			}
-			space = false
-			out = append(out, unicode.ToLower(r))
-			continue
-		}
-		space = true
-	}
-	return out
 }
 
 // maxEdits is the largest edit distance two texts, the longer of length m,
@@ -143,12 +86,12 @@ func levenshtein(a, b []rune, limit int) int {
 	return limit + 1
 }
 
-// gramQ is the q of the q-grams simIndex blocks on: 4 measured best on
+// gramQ is the q of the q-grams Index blocks on: 4 measured best on
 // English follow-ups (3-grams are common enough to make the posting lists
 // of 50,000 items 2.5 times longer).
 const gramQ = 4
 
-// simIndex finds every pair of texts whose Similarity is at least theta
+// Index finds every pair of texts whose Ratio is at least Theta
 // without comparing all pairs. It is exact, not a heuristic: it applies the
 // filters of the edit-distance similarity joins (Ed-Join, Xiao, Wang and
 // Lin, VLDB 2008) to padded q-grams, and a pair is reported only after its
@@ -171,9 +114,9 @@ const gramQ = 4
 //
 // Survivors get a banded edit distance, O(k·n). Measured in
 // docs/BENCHMARKS.md.
-type simIndex struct {
-	theta float64
-	texts [][]rune
+type Index struct {
+	Theta float64
+	Texts [][]rune
 }
 
 // gramAt is one padded q-gram (hashed) of a text at a position.
@@ -207,11 +150,11 @@ type posting struct {
 	pos int32
 }
 
-// pairs calls fn(i, j), i < j, for every pair of texts at or above theta,
+// Pairs calls fn(i, j), i < j, for every pair of texts at or above theta,
 // once each, in a deterministic order. compatible, when not nil, skips pairs
 // before the count filter and the edit distance.
-func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
-	n := len(x.texts)
+func (x *Index) Pairs(compatible func(i, j int) bool, fn func(i, j int)) {
+	n := len(x.Texts)
 	if n < 2 {
 		return
 	}
@@ -220,7 +163,7 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	grams := make([][]gramAt, n)
 	multi := make([][]uint64, n)
 	df := map[uint64]int32{}
-	for i, t := range x.texts {
+	for i, t := range x.Texts {
 		gs := qgrams(t)
 		slices.SortFunc(gs, func(a, b gramAt) int {
 			if a.h != b.h {
@@ -272,7 +215,7 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	// destroy; -1 when k edits can destroy every gram.
 	var hit []bool
 	prefixLen := func(i, k int) int {
-		size := len(x.texts[i]) + 2*(gramQ-1)
+		size := len(x.Texts[i]) + 2*(gramQ-1)
 		if cap(hit) < size {
 			hit = make([]bool, size)
 		}
@@ -303,9 +246,9 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(x.texts[a]) - len(x.texts[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return len(x.Texts[a]) - len(x.Texts[b]) })
 	lengths := make([]int32, n)
-	for i, t := range x.texts {
+	for i, t := range x.Texts {
 		lengths[i] = int32(len(t))
 	}
 	index := map[uint64][]posting{}
@@ -314,12 +257,12 @@ func (x *simIndex) pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	var wild []int
 	isWild := make([]bool, n)
 	for step, id := range order {
-		t := x.texts[id]
+		t := x.Texts[id]
 		// Partners already indexed are no longer than t: at most k edits.
-		k := maxEdits(len(t), x.theta)
+		k := maxEdits(len(t), x.Theta)
 		// As a partner of longer texts (up to len/theta runes) t may need
 		// a longer prefix.
-		kIndex := maxEdits(int(math.Floor(float64(len(t))/x.theta+1e-9)), x.theta)
+		kIndex := maxEdits(int(math.Floor(float64(len(t))/x.Theta+1e-9)), x.Theta)
 		if prefixLen(id, kIndex) < 0 {
 			// No shared gram is guaranteed: compare with everything.
 			isWild[id] = true
@@ -402,20 +345,20 @@ func sortedOverlap(a, b []uint64, need int) bool {
 	return n >= need
 }
 
-func (x *simIndex) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int)) {
+func (x *Index) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int)) {
 	if a > b {
 		a, b = b, a
 	}
-	ta, tb := x.texts[a], x.texts[b]
+	ta, tb := x.Texts[a], x.Texts[b]
 	m := max(len(ta), len(tb))
-	k := maxEdits(m, x.theta)
+	k := maxEdits(m, x.Theta)
 	if abs(len(ta)-len(tb)) > k {
 		return
 	}
 	if compatible != nil && !compatible(a, b) {
 		return
 	}
-	if d := levenshtein(ta, tb, k); d <= k && (m == 0 || 1-float64(d)/float64(m) >= x.theta-1e-9) {
+	if d := levenshtein(ta, tb, k); d <= k && (m == 0 || 1-float64(d)/float64(m) >= x.Theta-1e-9) {
 		fn(a, b)
 	}
 }

@@ -1,4 +1,4 @@
-package notes
+package vault
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // Queue record kinds.
@@ -200,7 +201,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	// Ticks, per branch they were meant for: this branch's land now.
 	var ticks []Plan
 	for _, p := range all {
-		if len(p.Done) > 0 && p.Modes.Has(ModeProgress) {
+		if len(p.Done) > 0 && p.Modes.Has(notes.ModeProgress) {
 			ticks = append(ticks, p)
 		}
 	}
@@ -216,7 +217,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 				if p.Branch == "" {
 					p.Branch = head.Ref
 				}
-				if _, qerr := v.Repo.Enqueue(KindPlan, de.Reason, Plan{Modes: Modes{ModeProgress}, Row: "progress ticks",
+				if _, qerr := v.Repo.Enqueue(KindPlan, de.Reason, Plan{Modes: notes.Modes{notes.ModeProgress}, Row: "progress ticks",
 					Summary: strings.Join(p.Done, ", ") + " done", Done: p.Done, DoneAt: p.DoneAt, Branch: p.Branch, RemoteLock: p.RemoteLock}); qerr != nil {
 					return out, 0, warns, fmt.Errorf("%s, and queueing the progress ticks failed: %w", de.Error(), qerr)
 				}
@@ -227,7 +228,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	}
 
 	var locks []string
-	var modes Modes
+	var modes notes.Modes
 	for _, p := range all {
 		for _, m := range p.Modes {
 			if !modes.Has(m) {
@@ -241,18 +242,18 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			locks = append(locks, "bridge")
 		}
 	}
-	modes = canonical(modes)
+	modes = notes.Canonical(modes)
 	bridgeOf := func(p Plan) string {
 		if p.Branch != "" {
-			return BridgeVaultPath(p.Branch)
+			return notes.BridgeVaultPath(p.Branch)
 		}
-		return BridgeVaultPath(head.Ref)
+		return notes.BridgeVaultPath(head.Ref)
 	}
 	var touched []string
 	for _, l := range dedup(locks) {
 		switch l {
 		case "journal":
-			touched = append(touched, VaultJournal, VaultArchive)
+			touched = append(touched, notes.VaultJournal, notes.VaultArchive)
 		case "bridge":
 			for _, p := range all {
 				if p.Bridge != nil {
@@ -266,7 +267,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	status, statusWarns := v.activeStatusFor(ctx, all, touched)
 	warns = append(warns, statusWarns...)
 	if status != nil {
-		touched = append(touched, VaultActiveStatus)
+		touched = append(touched, notes.VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
 	if len(touched) > 0 {
@@ -276,19 +277,19 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			LockOptions: v.lockOptions("wrap"),
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
 				res := map[string][]byte{}
-				journal, archive := string(cur[VaultJournal]), string(cur[VaultArchive])
+				journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
 				wroteJournal := false
 				for _, p := range all {
 					if p.Entry == nil || coveredEntry(journal, *p.Entry, p.OnlyUncovered) {
 						continue
 					}
-					journal, archive = Append(journal, archive, *p.Entry, v.Config.JournalMax)
+					journal, archive = notes.Append(journal, archive, *p.Entry, v.Config.JournalMax)
 					wroteJournal = true
 				}
 				if wroteJournal {
-					res[VaultJournal] = []byte(journal)
-					if archive != string(cur[VaultArchive]) {
-						res[VaultArchive] = []byte(archive)
+					res[notes.VaultJournal] = []byte(journal)
+					if archive != string(cur[notes.VaultArchive]) {
+						res[notes.VaultArchive] = []byte(archive)
 					}
 				}
 				done := map[string]bool{}
@@ -304,7 +305,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					done[bp] = true
 				}
 				if b, ok := status.build(cur, res); ok {
-					res[VaultActiveStatus] = b
+					res[notes.VaultActiveStatus] = b
 				}
 				return res, nil
 			},
@@ -355,12 +356,12 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 			text := string(prog)
 			for _, p := range plans {
 				for _, item := range p.Done {
-					it, err := Match(ParseProgress(text), item)
+					it, err := notes.Match(notes.ParseProgress(text), item)
 					if err != nil {
 						continue
 					}
 					var changed bool
-					if text, changed = Tick(text, it, p.DoneAt.In(v.Config.Location())); changed {
+					if text, changed = notes.Tick(text, it, p.DoneAt.In(v.Config.Location())); changed {
 						ticked = append(ticked, it.Text)
 					}
 				}
@@ -372,7 +373,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 		},
 		Message: func([]string) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(strings.Join(ticked, ", ")+" done"), 72))
+			fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(notes.OneLine(strings.Join(ticked, ", ")+" done"), 72))
 			for _, t := range ticked {
 				fmt.Fprintf(&b, "- [x] %s\n", t)
 			}
@@ -391,7 +392,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 // coveredEntry is the idempotency check of one entry: the same entry id
 // already in the journal, or (for entries built from post-commit records)
 // every commit it names already named.
-func coveredEntry(journal string, e Entry, onlyUncovered bool) bool {
+func coveredEntry(journal string, e notes.Entry, onlyUncovered bool) bool {
 	if e.ID != "" && strings.Contains(journal, "<!-- scribe:entry "+e.ID+" -->") {
 		return true
 	}
@@ -404,16 +405,16 @@ func coveredAlready(journal string, commits []string) bool {
 	if len(commits) == 0 {
 		return false
 	}
-	j := ParseJournal(journal)
+	j := notes.ParseJournal(journal)
 	for _, c := range commits {
-		if !HasCommit(j, c) {
+		if !notes.HasCommit(j, c) {
 			return false
 		}
 	}
 	return true
 }
 
-func commitMessage(all []Plan, modes Modes, ticked []string, ids []string) string {
+func commitMessage(all []Plan, modes notes.Modes, ticked []string, ids []string) string {
 	var main []Plan
 	for _, p := range all {
 		if p.Entry != nil || p.Bridge != nil {
@@ -429,10 +430,10 @@ func commitMessage(all []Plan, modes Modes, ticked []string, ids []string) strin
 	case len(main) == 1:
 		subject = main[0].Summary
 	default:
-		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, plural(len(main)-1))
+		subject = fmt.Sprintf("%s (+%d queued wrap%s)", main[len(main)-1].Summary, len(main)-1, notes.Plural(len(main)-1))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(subject), 72))
+	fmt.Fprintf(&b, "progress: %s\n\n", notes.Truncate(notes.OneLine(subject), 72))
 	for _, t := range ticked {
 		fmt.Fprintf(&b, "- [x] %s\n", t)
 	}
@@ -515,21 +516,21 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 	}
 	sort.Strings(list)
 	if uncovered {
-		p.Modes, p.Row = Dispatch(Situation{Files: len(list)})
+		p.Modes, p.Row = notes.Dispatch(notes.Situation{Files: len(list)})
 	}
-	if p.Modes.Has(ModeJournal) {
-		summary := fmt.Sprintf("%d commit%s recorded", len(p.Commits), plural(len(p.Commits)))
+	if p.Modes.Has(notes.ModeJournal) {
+		summary := fmt.Sprintf("%d commit%s recorded", len(p.Commits), notes.Plural(len(p.Commits)))
 		if len(subjects) == 1 {
 			summary = subjects[0]
 		}
-		p.Summary = truncate(v.redact(oneLine(summary)), 72)
-		p.Entry = &Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
+		p.Summary = notes.Truncate(v.redact(notes.OneLine(summary)), 72)
+		p.Entry = &notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(list), Result: "shipped",
 			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
 	} else {
 		p.Modes = nil
 	}
 	if len(p.Done) > 0 {
-		p.Modes = canonical(append(p.Modes, ModeProgress))
+		p.Modes = notes.Canonical(append(p.Modes, notes.ModeProgress))
 		if p.Summary == "" {
 			p.Summary = strings.Join(p.Done, ", ") + " done"
 		}
