@@ -117,7 +117,7 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 	if err != nil {
 		return []string{"view not refreshed: " + err.Error()}
 	}
-	if bp := BridgeVaultPath(head.Ref); views[bp] != "" {
+	if bp := notes.BridgeVaultPath(head.Ref); views[bp] != "" {
 		if _, ok := files[bp]; !ok {
 			// No note for this branch yet: agents that read the file get
 			// the newest note of the repository, saying whose it is.
