@@ -34,6 +34,7 @@ Typical use:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee 'git scribe %s --help'", err, c.Name())}
 	})
 	root.AddCommand(
+		newDemoCmd(f),
 		newWrapCmd(f),
 		newBridgeCmd(f),
 		newJournalCmd(f),
