@@ -44,6 +44,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ios := NewIOStreams(stdin, stdout, stderr)
 	f := &Factory{IO: ios, Env: os.Environ()}
 	root := NewRootCmd(f)
+	ensureManPagesBesideBinary(root, f.getenv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
