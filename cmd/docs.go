@@ -55,6 +55,18 @@ _git_scribe() {
 }
 `
 
+// zshGitBridge makes the zsh script work for "git scribe <TAB>" too: zsh's
+// own _git completes an unknown subcommand by calling _git-scribe with
+// words starting at "scribe", and cobra's script asks "${words[1]} __complete",
+// that is "scribe __complete", which does not exist. Ask git-scribe by name.
+func zshGitBridge(b *bytes.Buffer) {
+	s := strings.Replace(b.String(), `requestComp="${words[1]} __complete `, `requestComp="git-scribe __complete `, 1)
+	// The second line of a _git-<cmd> file is the description zsh's _git lists.
+	s = strings.Replace(s, "#compdef git-scribe\n", "#compdef git-scribe\n#description persist what an AI coding session produced\n", 1)
+	b.Reset()
+	b.WriteString(s)
+}
+
 func newCompletionCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "completion bash|zsh|fish",
@@ -77,6 +89,7 @@ _git_scribe, so "git scribe <TAB>" completes through git's own bash completion.
 				b.WriteString(gitBashBridge)
 			case "zsh":
 				err = root.GenZshCompletion(&b)
+				zshGitBridge(&b)
 			case "fish":
 				err = root.GenFishCompletion(&b, true)
 			}
