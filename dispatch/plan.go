@@ -34,6 +34,9 @@ type Job struct {
 	AfterFill bool   `json:"after_fill,omitempty"`
 	Route     Route  `json:"route"`
 	Why       string `json:"why"`
+	// Unavailable says why the route's runner cannot run here (no claude
+	// CLI on PATH, no base URL); such a job would not fire.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // State is a card's derived state, computed from files only.
@@ -66,8 +69,10 @@ type CardPlan struct {
 // Plan is what a pass would fire.
 type Plan struct {
 	Cards []CardPlan `json:"cards"`
-	// Jobs counts the agent runs.
-	Jobs int `json:"jobs"`
+	// Jobs counts the agent runs; Unavailable those of them whose runner
+	// cannot run here.
+	Jobs        int `json:"jobs"`
+	Unavailable int `json:"unavailable"`
 	// Pending are outputs of a deferred pass, landed by the next run.
 	Pending  []string `json:"pending,omitempty"`
 	Warnings []string `json:"warnings"`
@@ -129,7 +134,39 @@ func (d *Dispatcher) Plan(ctx context.Context, only ...string) (*Plan, error) {
 		p.Jobs += len(cp.Jobs)
 		p.Cards = append(p.Cards, cp)
 	}
+	d.markUnavailable(p)
 	return p, nil
+}
+
+// markUnavailable flags the jobs whose runner cannot run here, with one
+// warning per runner. Injected runners (tests) are always available.
+func (d *Dispatcher) markUnavailable(p *Plan) {
+	if d.o.NewRunner != nil {
+		return
+	}
+	why := map[string]error{}
+	count := map[string]int{}
+	var order []string
+	for i := range p.Cards {
+		for j := range p.Cards[i].Jobs {
+			job := &p.Cards[i].Jobs[j]
+			k := job.Route.Key()
+			if _, seen := why[k]; !seen {
+				why[k] = RunnerAvailable(job.Route, d.o.Env)
+				order = append(order, k)
+			}
+			if err := why[k]; err != nil {
+				job.Unavailable = err.Error()
+				p.Unavailable++
+				count[k]++
+			}
+		}
+	}
+	for _, k := range order {
+		if err := why[k]; err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d agent run(s) cannot fire: %v", count[k], err))
+		}
+	}
 }
 
 // card finds a card by path, path without ".md", or file name.
