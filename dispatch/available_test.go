@@ -71,3 +71,31 @@ func TestRunnerAvailable(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWarnsWhenCanonReviewHasNoCanon: the fixture's ferry card names
+// canon notes and plans quietly; the same card with only a chapter for
+// context gets a warning that its canon review has nothing to check against.
+func TestPlanWarnsWhenCanonReviewHasNoCanon(t *testing.T) {
+	t.Parallel()
+	r := vaultRepo(t, fixture)
+	d := newDispatcher(r, nil, &stub{}, nil)
+	warning := func() string {
+		p, err := d.Plan(context.Background(), "01-01-the-ferry")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range p.Warnings {
+			if strings.Contains(w, "no canon to check against") {
+				return w
+			}
+		}
+		return ""
+	}
+	if w := warning(); w != "" {
+		t.Fatalf("the fixture card names canon, yet: %s", w)
+	}
+	writeFile(t, r, "cards/01-01-the-ferry.md", "---\ntype: card\nkind: scene\nreadiness: ready\ncontext:\n  - body/chapters/00-prologue.md\n---\n# The Ferry\n\nBeats.\n")
+	if w := warning(); !strings.HasPrefix(w, "cards/01-01-the-ferry.md: the canon review") {
+		t.Fatalf("no warning for a canon review without canon: %q", w)
+	}
+}
