@@ -184,7 +184,7 @@ func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error 
 	if err != nil {
 		return err
 	}
-	p.Warnings = append(warns, p.Warnings...)
+	p.Warnings = append(append([]string{}, warns...), p.Warnings...) // [] not null in --json
 	if o.JSON {
 		return printJSON(o.IO, p)
 	}
@@ -255,7 +255,7 @@ func runDispatchRun(ctx context.Context, f *Factory, o *DispatchOptions) error {
 	if err != nil {
 		return err
 	}
-	rep.Warnings = append(warns, rep.Warnings...)
+	rep.Warnings = append(append([]string{}, warns...), rep.Warnings...) // [] not null in --json
 	if o.JSON {
 		if err := printJSON(o.IO, rep); err != nil {
 			return err
