@@ -126,12 +126,16 @@ func runDemo(ctx context.Context, f *Factory, o *DemoOptions) error {
 		return err
 	}
 	say("the session so far: one commit touching api.go, parser.go, parser_test.go, and uncommitted work:")
-	before, err := git("status", "--short")
+	status, err := git("status", "--short")
 	if err != nil {
 		return err
 	}
 	step("git status --short")
-	fmt.Fprint(out, before)
+	fmt.Fprint(out, status)
+	before, err := demoUserWork(git)
+	if err != nil {
+		return err
+	}
 
 	// What you run at the end of a session, and what the next one reads.
 	steps := [][]string{
@@ -146,29 +150,50 @@ func runDemo(ctx context.Context, f *Factory, o *DemoOptions) error {
 		}
 	}
 
-	after, err := git("status", "--short")
-	if err != nil {
+	if status, err = git(append([]string{"status", "--short", "--"}, demoUserPaths...)...); err != nil {
 		return err
 	}
 	step("git status --short")
-	fmt.Fprint(out, after)
+	fmt.Fprint(out, status)
+	after, err := demoUserWork(git)
+	if err != nil {
+		return err
+	}
 	if after == before {
 		say("(your uncommitted work is exactly as it was)")
 	} else {
 		say("(warning: the uncommitted work changed; please report this)")
 	}
-	log, err := git("log", "--oneline", "--decorate=no", "-5")
+	// Every commit, wherever scribe keeps its own (the branch or its ref).
+	log, err := git("log", "--oneline", "--decorate", "--exclude=refs/scribe/locks/*", "--all", "-8")
 	if err != nil {
 		return err
 	}
-	step("git log --oneline")
+	step("git log --oneline --decorate --all")
 	fmt.Fprint(out, log)
 
 	say("")
 	say("demo repository: %s", dir)
-	say("look around with: git -C %s log --stat   (remove it with: rm -rf %s)", dir, dir)
+	say("look around with: git -C %s log --stat --all   (remove it with: rm -rf %s)", dir, dir)
 	say("in your own repository, run git scribe wrap at the end of a session and git scribe bridge at the start of the next")
 	return nil
+}
+
+// demoUserPaths are the files of the demo session's own work.
+var demoUserPaths = []string{"api.go", "parser.go", "parser_test.go", "NOTES.md"}
+
+// demoUserWork is the state of the session's own work: staged and unstaged
+// diffs and the untracked note, byte for byte.
+func demoUserWork(git func(args ...string) (string, error)) (string, error) {
+	var b strings.Builder
+	for _, args := range [][]string{{"diff", "--cached"}, {"diff"}, {"status", "--porcelain"}} {
+		out, err := git(append(append(args, "--"), demoUserPaths...)...)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(out + "\x00")
+	}
+	return b.String(), nil
 }
 
 // runScribe runs one git scribe command in dir through the same command tree
