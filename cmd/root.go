@@ -15,14 +15,18 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		Use:   "git-scribe",
 		Short: "Persist what an AI coding session produced, in git itself",
 		Long: `git scribe keeps what should outlive a coding session — a bridge note for the
-next session, an append-only journal, progress ticks — in your repository, as
-ordinary commits ("progress: …") that never touch your own staged or unstaged
-work. Run it as "git scribe <command>".
+next session, an append-only journal, a follow-up dashboard — in your
+repository, as "progress: …" commits on its own ref, refs/scribe/vault: never
+on your branch, never in your index, never mixed with your staged or unstaged
+work. A git-ignored view of them sits in .claude/sonmat/. Your branch gets a
+scribe commit only for files you own and decided on (a progress tick, a rule
+you confirmed). Run it as "git scribe <command>".
 
 Typical use:
   git scribe wrap                 end of a session: journal + bridge note + ticks
   git scribe bridge               what the next session should know
-  git scribe status               queued writes, locks, last wrap`,
+  git scribe status               the vault, queued writes, locks, last wrap
+  git scribe sync                 share refs/scribe/* with your remote (never a branch)`,
 		Version: version(),
 		// Usage lines and help say "git scribe wrap", as users type it.
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "git scribe"},

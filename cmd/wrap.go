@@ -51,8 +51,9 @@ func newWrapCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "wrap",
 		Short: "Persist the session: journal entry, bridge note, progress ticks",
-		Long: `Wrap persists a session's results as one "progress: …" commit on the current
-branch, following seed 000's dispatch table:
+		Long: `Wrap persists a session's results as one "progress: …" commit on
+refs/scribe/vault, scribe's own history (your branch, HEAD and index are not
+touched), following the dispatch table of the session-wrap protocol:
 
   --loop keep                  bridge + journal + progress + witness
   --loop discard               journal
@@ -61,11 +62,18 @@ branch, following seed 000's dispatch table:
   1–2 files changed            nothing (overhead > value)
   --trivial                    nothing
 
-Without --artifacts, wrap reads the diff itself: commits since the last scribe
-commit (else HEAD~1) plus your staged, unstaged and untracked changes. Your own
-work is never staged, committed or modified. When a commit cannot be made now
-(merge or rebase in progress, detached HEAD, index locked, your edits on a
-vault file) the result is queued and the next git scribe command lands it.
+The bridge note is the current branch's (each branch has its own); the
+journal entry names the commits it covers. Both are rendered, git-ignored,
+into .claude/sonmat/ so editors and agents can read them.
+
+Without --artifacts, wrap reads the diff itself: commits since the last
+journaled commit (else HEAD~1) plus your staged, unstaged and untracked
+changes. Your own work is never staged, committed or modified. The one write
+wrap makes on your branch is a progress tick you asked for (--done ITEM with a
+mode that includes progress): a commit of progress.md alone, signed when you
+sign commits. When that cannot be made now (merge or rebase in progress,
+detached HEAD, index locked, your edits on progress.md) it is queued and the
+next git scribe command lands it, on the branch it was meant for.
 
 With --hook (an agent's Stop hook) wrap stays fast and deterministic; when
 the bridge skill is routed to an agent (git scribe config), the agent's

@@ -305,14 +305,14 @@ func (d *Dispatcher) Run(ctx context.Context, only ...string) (RunReport, error)
 		if serr != nil {
 			return rep, fmt.Errorf("%s, and keeping the outputs failed: %w", de.Error(), serr)
 		}
-		pend.remove() // their files are in the new record
+		d.removePending(pend) // their files are in the new record
 		rep.Status, rep.Reason, rep.QueueID = "queued", de.Reason, id
 		return rep, nil
 	}
 	if err != nil {
 		return rep, err
 	}
-	pend.remove()
+	d.removePending(pend)
 	if res.SHA == "" {
 		rep.Status, rep.Reason = "nothing", "every output already exists; nothing landed"
 		rep.Landed = []Landed{}
@@ -468,14 +468,13 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 			paths = append(paths, pk)
 		}
 	}
-	paths = append(paths, cfg.Paths.Journal, cfg.Paths.JournalArchive)
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	var skipped []string
 	landedFiles := 0
 	req := gitops.CommitRequest{
 		Paths:       paths,
-		Locks:       []string{"dispatch", "journal"},
+		Locks:       []string{"dispatch"},
 		LockOptions: gitops.LockOptions{Timeout: cfg.LockTimeout, Purpose: "dispatch run"},
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
 			out := map[string][]byte{}
@@ -510,11 +509,6 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 			if landedFiles == 0 {
 				return map[string][]byte{}, nil
 			}
-			j, a := notes.Append(string(cur[cfg.Paths.Journal]), string(cur[cfg.Paths.JournalArchive]), entry, cfg.JournalMax)
-			out[cfg.Paths.Journal] = []byte(j)
-			if a != string(cur[cfg.Paths.JournalArchive]) {
-				out[cfg.Paths.JournalArchive] = []byte(a)
-			}
 			return out, nil
 		},
 		Message: func(changed []string) string {
@@ -536,6 +530,15 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 	}
 	res, err := d.o.Repo.CommitPaths(ctx, req)
 	slices.Sort(skipped)
+	if err != nil || res.SHA == "" {
+		return res, skipped, err
+	}
+	// The ledger line is scribe's own record: the vault's journal, not the
+	// writer's branch (SPEC section 7, Landing).
+	v := &notes.Vault{Repo: d.o.Repo, Config: cfg}
+	if _, jerr := v.AppendEntry(ctx, entry, "dispatch "+passSummary(rep.Landed), "dispatch"); jerr != nil {
+		res.Warnings = append(res.Warnings, "the pass landed but its journal entry could not be written: "+jerr.Error())
+	}
 	return res, skipped, err
 }
 

@@ -118,9 +118,26 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 		src.Text = string(b)
 		srcs = append(srcs, src)
 	}
+	// The journal and archive are the vault's (refs/scribe/vault); over
+	// holds them under their vault paths while a vault commit is built.
 	p := v.Config.Paths
-	add(SourceJournal, p.Journal, "")
-	add(SourceArchive, p.JournalArchive, "")
+	_, vf, err := v.ReadVault(ctx, VaultJournal, VaultArchive)
+	if err != nil {
+		return nil, warns, err
+	}
+	for _, j := range []struct {
+		kind      SourceKind
+		vp, shown string
+	}{{SourceJournal, VaultJournal, p.Journal}, {SourceArchive, VaultArchive, p.JournalArchive}} {
+		b, ok := over[j.vp]
+		if !ok {
+			b, ok = vf[j.vp]
+		}
+		seen[j.shown] = true
+		if ok && b != nil {
+			srcs = append(srcs, SourceFile{Kind: j.kind, Path: j.shown, Text: string(b)})
+		}
+	}
 	for _, sp := range v.sourcePatterns() {
 		if err := gitops.CheckRelPath(sp.pattern); err != nil {
 			warns = append(warns, fmt.Sprintf("follow-up source pattern %q skipped: %v", sp.pattern, err))
@@ -275,8 +292,8 @@ func (v *Vault) renderActiveStatus(d Dashboard) string {
 // and each later one finds the file already right: N of them leave the same
 // file (and at most one commit) as one.
 func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (ActiveStatusReport, error) {
-	rel := v.Config.Paths.ActiveStatus
-	rep := ActiveStatusReport{Path: rel}
+	rel := VaultActiveStatus
+	rep := ActiveStatusReport{Path: gitops.VaultRef + ":" + rel}
 	if dryRun {
 		d, err := v.ActiveStatus(ctx)
 		if err != nil {
@@ -305,7 +322,7 @@ func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (Active
 			return scribeMessage("active-status regenerated", "active-status", fingerprint)
 		},
 	}
-	res, err := v.Repo.CommitPaths(ctx, req)
+	res, err := v.commitVault(ctx, req)
 	var de *gitops.DeferredError
 	if errors.As(err, &de) {
 		if rep.Text == "" {
@@ -333,15 +350,7 @@ func (v *Vault) RegenerateActiveStatus(ctx context.Context, dryRun bool) (Active
 // a scribe commit that is not a wrap carries it on, so that wrap's "already
 // wrapped" check still sees the session's last wrap.
 func (v *Vault) carriedFingerprint(ctx context.Context) string {
-	head, err := v.Repo.Head(ctx)
-	if err != nil {
-		return ""
-	}
-	last, ok, err := v.Repo.LastScribeCommit(ctx, head.Commit)
-	if err != nil || !ok {
-		return ""
-	}
-	return last.Trailers["Scribe-Fingerprint"]
+	return v.lastFingerprint(ctx)
 }
 
 // scribeMessage is the message of a scribe commit that is not a wrap.
@@ -382,18 +391,17 @@ func (v *Vault) activeStatusFor(ctx context.Context, plans []Plan, declared []st
 // activeStatusUpdate is activeStatusFor for a commit that changes follow-up
 // sources (may) or not.
 func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []string) (*activeStatusUpdate, []string) {
-	rel := v.Config.Paths.ActiveStatus
 	var warns []string
 	if !may {
 		d, err := v.ActiveStatus(ctx)
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		cur, exists, err := v.ReadWorktree(rel)
+		_, files, err := v.ReadVault(ctx, VaultActiveStatus)
 		if err != nil {
 			return nil, []string{"ACTIVE-STATUS not regenerated: " + err.Error()}
 		}
-		if exists {
+		if cur, exists := files[VaultActiveStatus]; exists {
 			may = string(cur) != v.renderActiveStatus(d)
 		} else {
 			may = d.Shown > 0
@@ -402,16 +410,10 @@ func (v *Vault) activeStatusUpdate(ctx context.Context, may bool, declared []str
 	if !may {
 		return nil, nil
 	}
-	if _, err := v.Repo.CheckWritable(ctx, []string{rel}); err != nil {
-		if _, serr := v.Repo.CheckWritable(ctx, nil); serr == nil {
-			warns = append(warns, fmt.Sprintf("%s not regenerated: %v; run git scribe status regenerate once that is settled", rel, err))
-			return nil, warns
-		}
-	}
 	u := &activeStatusUpdate{v: v, ctx: ctx}
 	for _, p := range declared {
 		switch p {
-		case v.Config.Paths.Journal, v.Config.Paths.JournalArchive:
+		case VaultJournal, VaultArchive:
 			u.overlay = append(u.overlay, p)
 		default:
 			for _, sp := range v.sourcePatterns() {
@@ -445,7 +447,7 @@ func (u *activeStatusUpdate) build(cur, out map[string][]byte) ([]byte, bool) {
 		return nil, false
 	}
 	d := Regenerate(srcs, u.v.mergeOptions(srcs))
-	rel := u.v.Config.Paths.ActiveStatus
+	rel := VaultActiveStatus
 	old, exists := cur[rel]
 	if !exists && d.Shown == 0 {
 		return nil, false

@@ -159,9 +159,26 @@ func RecordFromCommit(sha, subject, body string, files []string, added, deleted 
 	return r
 }
 
-// land commits plans, queued plans and commit records as one scribe commit,
-// then removes the queued records it landed.
-func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueItem) (gitops.CommitResult, int, []string, error) {
+// landed is what one landing wrote: the vault commit (journal, bridge
+// notes, ACTIVE-STATUS) and the branch commit of progress ticks, each
+// zero when nothing changed there.
+type landed struct {
+	Vault  gitops.CommitResult
+	Branch gitops.CommitResult
+	Ticked []string
+	// TicksQueued says why ticks wait for a later command ("" when none do).
+	TicksQueued string
+}
+
+// land writes plans, queued plans and commit records: progress ticks, a
+// person's decision for the branch (principle 3), as one branch commit of
+// progress.md; everything else as one commit on refs/scribe/vault. Then it
+// removes the queued records it landed. Ticks go first: they are
+// idempotent, so a kill before the vault commit re-runs them harmlessly,
+// and ticks that cannot be made now are queued on their own before the
+// records that carried them are removed.
+func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueItem) (landed, int, []string, error) {
+	var out landed
 	qplans, records, landedItems, ids, warns := v.queueContents(ctx, queued)
 	all := append([]Plan{}, qplans...)
 	if p, ok := v.planFromCommits(records, plans); ok {
@@ -173,10 +190,42 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		if err := v.Repo.Dequeue(landedItems); err != nil {
 			warns = append(warns, err.Error())
 		}
-		return gitops.CommitResult{}, len(landedItems), warns, nil
+		return out, len(landedItems), warns, nil
+	}
+	head, err := v.Repo.Head(ctx)
+	if err != nil {
+		return out, 0, warns, err
 	}
 
-	paths := v.Config.Paths
+	// Ticks, per branch they were meant for: this branch's land now.
+	var ticks []Plan
+	for _, p := range all {
+		if len(p.Done) > 0 && p.Modes.Has(ModeProgress) {
+			ticks = append(ticks, p)
+		}
+	}
+	if len(ticks) > 0 {
+		res, ticked, err := v.tick(ctx, head, ticks)
+		warns = append(warns, res.Warnings...)
+		out.Branch, out.Ticked = res, ticked
+		var de *gitops.DeferredError
+		switch {
+		case errors.As(err, &de):
+			out.TicksQueued = de.Reason
+			for _, p := range ticks {
+				if p.Branch == "" {
+					p.Branch = head.Ref
+				}
+				if _, qerr := v.Repo.Enqueue(KindPlan, de.Reason, Plan{Modes: Modes{ModeProgress}, Row: "progress ticks",
+					Summary: strings.Join(p.Done, ", ") + " done", Done: p.Done, DoneAt: p.DoneAt, Branch: p.Branch, RemoteLock: p.RemoteLock}); qerr != nil {
+					return out, 0, warns, fmt.Errorf("%s, and queueing the progress ticks failed: %w", de.Error(), qerr)
+				}
+			}
+		case err != nil:
+			return out, 0, warns, err
+		}
+	}
+
 	var locks []string
 	var modes Modes
 	for _, p := range all {
@@ -191,94 +240,85 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		if p.Bridge != nil {
 			locks = append(locks, "bridge")
 		}
-		if len(p.Done) > 0 {
-			locks = append(locks, "progress")
-		}
 	}
 	modes = canonical(modes)
+	bridgeOf := func(p Plan) string {
+		if p.Branch != "" {
+			return BridgeVaultPath(p.Branch)
+		}
+		return BridgeVaultPath(head.Ref)
+	}
 	var touched []string
 	for _, l := range dedup(locks) {
 		switch l {
 		case "journal":
-			touched = append(touched, paths.Journal, paths.JournalArchive)
+			touched = append(touched, VaultJournal, VaultArchive)
 		case "bridge":
-			touched = append(touched, paths.BridgeNote)
-		case "progress":
-			touched = append(touched, paths.Progress)
+			for _, p := range all {
+				if p.Bridge != nil {
+					touched = append(touched, bridgeOf(p))
+				}
+			}
 		}
 	}
+	touched = dedup(touched)
 	// ACTIVE-STATUS.md rides along, declared and locked only when it may change.
 	status, statusWarns := v.activeStatusFor(ctx, all, touched)
 	warns = append(warns, statusWarns...)
 	if status != nil {
-		touched = append(touched, paths.ActiveStatus)
+		touched = append(touched, VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
-	var ticked []string
-	req := gitops.CommitRequest{
-		Paths:       touched,
-		Locks:       locks,
-		LockOptions: v.lockOptions("wrap"),
-		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			out := map[string][]byte{}
-			journal, archive := string(cur[paths.Journal]), string(cur[paths.JournalArchive])
-			wroteJournal := false
-			for _, p := range all {
-				if p.Entry == nil || (p.OnlyUncovered && coveredAlready(journal, p.Entry.Commits)) {
-					continue
-				}
-				journal, archive = Append(journal, archive, *p.Entry, v.Config.JournalMax)
-				wroteJournal = true
-			}
-			if wroteJournal {
-				out[paths.Journal] = []byte(journal)
-				if archive != string(cur[paths.JournalArchive]) {
-					out[paths.JournalArchive] = []byte(archive)
-				}
-			}
-			for i := len(all) - 1; i >= 0; i-- {
-				if all[i].Bridge == nil {
-					continue
-				}
-				if r := all[i].ReplacesBridge; r != "" && r != string(cur[paths.BridgeNote]) {
-					continue // agent prose for a note a newer one already replaced
-				}
-				out[paths.BridgeNote] = []byte(all[i].Bridge.Render())
-				break
-			}
-			ticked = ticked[:0]
-			if prog, ok := cur[paths.Progress]; ok {
-				text := string(prog)
+	if len(touched) > 0 {
+		req := gitops.CommitRequest{
+			Paths:       touched,
+			Locks:       locks,
+			LockOptions: v.lockOptions("wrap"),
+			Build: func(cur map[string][]byte) (map[string][]byte, error) {
+				res := map[string][]byte{}
+				journal, archive := string(cur[VaultJournal]), string(cur[VaultArchive])
+				wroteJournal := false
 				for _, p := range all {
-					for _, item := range p.Done {
-						it, err := Match(ParseProgress(text), item)
-						if err != nil {
-							continue
-						}
-						var changed bool
-						if text, changed = Tick(text, it, p.DoneAt.In(v.Config.Location())); changed {
-							ticked = append(ticked, it.Text)
-						}
+					if p.Entry == nil || coveredEntry(journal, *p.Entry, p.OnlyUncovered) {
+						continue
+					}
+					journal, archive = Append(journal, archive, *p.Entry, v.Config.JournalMax)
+					wroteJournal = true
+				}
+				if wroteJournal {
+					res[VaultJournal] = []byte(journal)
+					if archive != string(cur[VaultArchive]) {
+						res[VaultArchive] = []byte(archive)
 					}
 				}
-				if text != string(prog) {
-					out[paths.Progress] = []byte(text)
+				done := map[string]bool{}
+				for i := len(all) - 1; i >= 0; i-- {
+					bp := bridgeOf(all[i])
+					if all[i].Bridge == nil || done[bp] {
+						continue
+					}
+					if r := all[i].ReplacesBridge; r != "" && r != string(cur[bp]) {
+						continue // agent prose for a note a newer one already replaced
+					}
+					res[bp] = []byte(all[i].Bridge.Render())
+					done[bp] = true
 				}
-			}
-			if b, ok := status.build(cur, out); ok {
-				out[paths.ActiveStatus] = b
-			}
-			return out, nil
-		},
-		Message: func(changed []string) string {
-			return commitMessage(all, modes, ticked, ids)
-		},
-	}
-	req.RemoteLock = v.remoteLockFor(all)
-	res, err := v.Repo.CommitPaths(ctx, req)
-	warns = append(warns, res.Warnings...)
-	if err != nil {
-		return res, 0, warns, err
+				if b, ok := status.build(cur, res); ok {
+					res[VaultActiveStatus] = b
+				}
+				return res, nil
+			},
+			Message: func(changed []string) string {
+				return commitMessage(all, modes, out.Ticked, ids)
+			},
+		}
+		req.RemoteLock = v.remoteLockFor(all)
+		res, err := v.commitVault(ctx, req)
+		warns = append(warns, res.Warnings...)
+		out.Vault = res
+		if err != nil {
+			return out, 0, warns, err
+		}
 	}
 	for _, f := range v.Repo.TakeFailures() {
 		warns = append(warns, "post-commit hook failure (reported once): "+f)
@@ -286,7 +326,76 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	if err := v.Repo.Dequeue(landedItems); err != nil {
 		warns = append(warns, err.Error())
 	}
-	return res, len(landedItems), warns, nil
+	return out, len(landedItems), warns, nil
+}
+
+// tick makes the branch commit of progress ticks (principle 3): exactly
+// progress.md, built on HEAD, signed when the user signs. Plans made on
+// another branch wait for it.
+func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitops.CommitResult, []string, error) {
+	rel := v.Config.Paths.Progress
+	branch := ""
+	for _, p := range plans {
+		if p.Branch != "" {
+			branch = p.Branch
+		}
+	}
+	var ticked []string
+	req := gitops.CommitRequest{
+		Paths:       []string{rel},
+		Branch:      branch,
+		Locks:       []string{"progress"},
+		LockOptions: v.lockOptions("progress"),
+		Build: func(cur map[string][]byte) (map[string][]byte, error) {
+			ticked = ticked[:0]
+			prog, ok := cur[rel]
+			if !ok {
+				return nil, nil
+			}
+			text := string(prog)
+			for _, p := range plans {
+				for _, item := range p.Done {
+					it, err := Match(ParseProgress(text), item)
+					if err != nil {
+						continue
+					}
+					var changed bool
+					if text, changed = Tick(text, it, p.DoneAt.In(v.Config.Location())); changed {
+						ticked = append(ticked, it.Text)
+					}
+				}
+			}
+			if text == string(prog) {
+				return nil, nil
+			}
+			return map[string][]byte{rel: []byte(text)}, nil
+		},
+		Message: func([]string) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "progress: %s\n\n", truncate(oneLine(strings.Join(ticked, ", ")+" done"), 72))
+			for _, t := range ticked {
+				fmt.Fprintf(&b, "- [x] %s\n", t)
+			}
+			fmt.Fprintf(&b, "\n%s: progress\n", gitops.TrailerMode)
+			return b.String()
+		},
+	}
+	req.RemoteLock = v.remoteLockFor(plans)
+	res, err := v.Repo.CommitPaths(ctx, req)
+	if res.SHA == "" {
+		ticked = nil
+	}
+	return res, ticked, err
+}
+
+// coveredEntry is the idempotency check of one entry: the same entry id
+// already in the journal, or (for entries built from post-commit records)
+// every commit it names already named.
+func coveredEntry(journal string, e Entry, onlyUncovered bool) bool {
+	if e.ID != "" && strings.Contains(journal, "<!-- scribe:entry "+e.ID+" -->") {
+		return true
+	}
+	return onlyUncovered && coveredAlready(journal, e.Commits)
 }
 
 // coveredAlready is the idempotency check: an entry whose commits are all
@@ -347,14 +456,19 @@ func (v *Vault) landedQueueIDs(ctx context.Context, queued []gitops.QueueItem) m
 	if len(queued) == 0 {
 		return done
 	}
-	out, err := v.Repo.Git(ctx, "log", "-n", "50", "--format=%B", "--grep=^Scribe-Queue: ", "HEAD")
+	// Bounded by commits, not matches: a crash leaves its commit near the tip.
+	tip, err := v.Repo.VaultTip(ctx)
 	if err != nil {
 		return done
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Scribe-Queue: "); ok {
-			for _, id := range strings.Split(rest, ",") {
-				done[strings.TrimSpace(id)] = true
+	log, err := v.Repo.VaultLog(ctx, tip, 50)
+	if err != nil {
+		return done
+	}
+	for _, c := range log {
+		for _, id := range strings.Split(c.Trailers["Scribe-Queue"], ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				done[id] = true
 			}
 		}
 	}
@@ -433,14 +547,16 @@ func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err erro
 	if len(queued) == 0 {
 		return 0, "", qerr
 	}
+	v.Migrate(ctx)
+	others, owaiting, _ := v.landOthers(ctx, queued)
 	_, n, _, err := v.land(ctx, nil, queued)
 	var de *gitops.DeferredError
 	if errors.As(err, &de) {
-		return 0, de.Reason, nil
+		return others, de.Reason, nil
 	}
 	if err != nil {
-		return n, "", err
+		return n + others, owaiting, err
 	}
 	routed, _ := v.LandQueuedRoutes(ctx)
-	return n + routed, "", nil
+	return n + routed + others, owaiting, nil
 }

@@ -139,12 +139,24 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	if v.Prose == nil {
 		return false, nil
 	}
-	paths := v.Config.Paths
-	files, err := v.Repo.ReadFiles(ctx, commit, []string{paths.BridgeNote, paths.Journal})
+	ci, err := v.Repo.CommitInfos(ctx, []string{commit})
 	if err != nil {
 		return false, err
 	}
-	original, ok := files[paths.BridgeNote]
+	bp := ""
+	for _, f := range ci[commit].Files {
+		if _, ok := BranchOfBridgePath(f); ok {
+			bp = f
+		}
+	}
+	if bp == "" {
+		return false, nil
+	}
+	files, err := v.Repo.ReadFiles(ctx, commit, []string{bp, VaultJournal})
+	if err != nil {
+		return false, err
+	}
+	original, ok := files[bp]
 	if !ok {
 		return false, nil
 	}
@@ -153,7 +165,7 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 		return false, fmt.Errorf("read the bridge note at %s: %w", shortSHA(commit), err)
 	}
 	var findings []string
-	if j := ParseJournal(string(files[paths.Journal])); len(j.Entries) > 0 {
+	if j := ParseJournal(string(files[VaultJournal])); len(j.Entries) > 0 {
 		for _, w := range j.Entries[len(j.Entries)-1].Witness {
 			if f := strings.TrimSpace(w.Findings); len(f) >= 8 {
 				findings = append(findings, f)
@@ -171,8 +183,14 @@ func (v *Vault) QueueBridgeProse(ctx context.Context, commit string) (bool, erro
 	if why != "" {
 		return false, fmt.Errorf("bridge prose rejected: %s; the deterministic note stands", why)
 	}
+	branch, _ := BranchOfBridgePath(bp)
+	if branch != "HEAD" {
+		branch = "refs/heads/" + branch
+	} else {
+		branch = ""
+	}
 	p := Plan{Modes: Modes{ModeBridge}, Row: "bridge prose from the agent", Summary: "bridge note prose",
-		Bridge: &note, DoneAt: draft.Updated, ReplacesBridge: string(original)}
+		Bridge: &note, DoneAt: draft.Updated, ReplacesBridge: string(original), Branch: branch}
 	if _, err := v.Repo.Enqueue(KindPlan, "agent prose for the bridge note of "+shortSHA(commit), p); err != nil {
 		return false, err
 	}

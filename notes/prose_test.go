@@ -193,11 +193,11 @@ func TestQueuedBridgeProseLandsOnlyOverItsNote(t *testing.T) {
 		t.Fatalf("QueueBridgeProse = %v, %v", queued, err)
 	}
 	head := func() string {
-		out, _ := v.Repo.Git(ctx, "rev-parse", "HEAD")
+		out, _ := v.Repo.Git(ctx, "rev-parse", "refs/scribe/vault")
 		return strings.TrimSpace(string(out))
 	}
 	if head() != rep.Commit.SHA {
-		t.Fatal("queueing moved the branch")
+		t.Fatal("queueing moved the vault")
 	}
 	v.Prose = nil
 	if n, _, err := v.Drain(ctx); err != nil || n != 1 {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
 )
@@ -34,17 +35,36 @@ type BridgeView struct {
 	Text   string     `json:"text,omitempty"`
 	Note   BridgeNote `json:"-"`
 	Commit string     `json:"written_at,omitempty"`
+	// Branch is the checked-out branch; FromBranch, when set, is the other
+	// branch whose note is shown because this one has none yet.
+	Branch     string `json:"branch,omitempty"`
+	FromBranch string `json:"from_branch,omitempty"`
 	// Stale lists cited files changed since the note was written.
 	Stale []string `json:"stale,omitempty"`
 }
 
-// Bridge reads the bridge note and checks which cited files changed since
-// the commit it was written at.
+// Bridge reads the checked-out branch's bridge note from the vault
+// (falling back to the newest note of any branch, saying which) and checks
+// which cited files changed since the commit it was written at.
 func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
-	bv := BridgeView{Path: v.Config.Paths.BridgeNote}
-	b, ok, err := v.ReadWorktree(bv.Path)
-	if err != nil || !ok {
+	head, err := v.Repo.Head(ctx)
+	if err != nil {
+		return BridgeView{}, err
+	}
+	v.Migrate(ctx)
+	bp := BridgeVaultPath(head.Ref)
+	bv := BridgeView{Path: gitops.VaultRef + ":" + bp, Branch: strings.TrimPrefix(head.Ref, "refs/heads/")}
+	tip, files, err := v.ReadVault(ctx, bp)
+	if err != nil {
 		return bv, err
+	}
+	b, ok := files[bp]
+	if !ok {
+		other, text, found := v.newestBridge(ctx, tip)
+		if !found {
+			return bv, nil
+		}
+		bv.FromBranch, bv.Path, b = other, gitops.VaultRef+":"+BridgeVaultPath(other), text
 	}
 	bv.Exists, bv.Text = true, string(b)
 	note, err := ParseBridgeNote(bv.Text)
@@ -60,6 +80,34 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 		}
 	}
 	return bv, nil
+}
+
+// newestBridge is the most recently updated bridge note of any branch.
+func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, bool) {
+	paths, err := v.Repo.ListFiles(ctx, tip, VaultBridgeDir)
+	if err != nil || len(paths) == 0 {
+		return "", nil, false
+	}
+	files, err := v.Repo.ReadFiles(ctx, tip, paths)
+	if err != nil {
+		return "", nil, false
+	}
+	var best string
+	var bestAt time.Time
+	for _, p := range paths {
+		n, err := ParseBridgeNote(string(files[p]))
+		if _, ok := BranchOfBridgePath(p); !ok {
+			continue
+		}
+		if best == "" || (err == nil && n.Updated.After(bestAt)) {
+			best, bestAt = p, n.Updated
+		}
+	}
+	if best == "" {
+		return "", nil, false
+	}
+	branch, _ := BranchOfBridgePath(best)
+	return branch, files[best], true
 }
 
 // Progress reads progress.md from the work tree; ok is false without one.
@@ -106,13 +154,17 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 	}
 	var plans []Plan
 	if len(resolved) > 0 {
+		head, err := v.Repo.Head(ctx)
+		if err != nil {
+			return rep, err
+		}
 		plans = append(plans, Plan{Modes: Modes{ModeProgress}, Row: "progress done", Done: resolved, DoneAt: v.now(),
-			Summary: strings.Join(resolved, ", ") + " done"})
+			Summary: strings.Join(resolved, ", ") + " done", Branch: head.Ref})
 	}
 	res, landed, warns, err := v.land(ctx, plans, queued)
 	rep.Warnings = append(rep.Warnings, warns...)
 	var de *gitops.DeferredError
-	if errors.As(err, &de) {
+	if errors.As(err, &de) && res.Branch.SHA == "" && res.TicksQueued == "" {
 		if len(plans) > 0 {
 			plans[0].RemoteLock = v.Repo.RemoteLock
 			it, qerr := v.Repo.Enqueue(KindPlan, de.Reason, plans[0])
@@ -124,14 +176,19 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 		rep.Status, rep.Reason = "queued", de.Reason
 		return rep, nil
 	}
-	if err != nil {
+	if err != nil && !errors.As(err, &de) {
 		return rep, err
 	}
-	rep.Landed, rep.Ticks = landed, resolved
-	if res.SHA == "" {
-		rep.Status, rep.Reason = "nothing", "progress.md already says this"
+	rep.Landed, rep.Ticks = landed, res.Ticked
+	if res.TicksQueued != "" {
+		rep.Ticks = resolved
+		rep.Status, rep.Reason = "queued", res.TicksQueued
 		return rep, nil
 	}
-	rep.Status, rep.Reason, rep.Commit = "committed", "progress done", &res
+	if res.Branch.SHA == "" {
+		rep.Status, rep.Reason = "nothing", v.Config.Paths.Progress+" already says this"
+		return rep, nil
+	}
+	rep.Status, rep.Reason, rep.Commit = "committed", "progress done", &res.Branch
 	return rep, nil
 }

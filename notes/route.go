@@ -420,85 +420,130 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 	}
 	sort.Strings(paths)
 	p := v.Config.Paths
-	declared := append([]string(nil), paths...)
-	locks := []string{LockFollowups}
+	// Todos and active tasks are the person's files: a branch commit of
+	// exactly them (principle 3). Journal routes and the dashboard are
+	// scribe's record: a vault commit after it.
+	var branchPaths []string
+	for _, path := range paths {
+		if byPath[path][0].To != RouteJournal {
+			branchPaths = append(branchPaths, path)
+		}
+	}
+	now := v.now()
+	var fingerprint string
+	var written []Assignment
+	fresh := func(path, text string) []Assignment {
+		var out []Assignment
+		for _, a := range byPath[path] {
+			if !containsFollowup(text, a.Candidate.Text) {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	message := func([]string) string {
+		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", len(written), plural(len(written))), "followups", fingerprint)
+	}
+	var res gitops.CommitResult
+	if len(branchPaths) > 0 {
+		req := gitops.CommitRequest{
+			Paths:       branchPaths,
+			Locks:       []string{LockFollowups},
+			LockOptions: v.lockOptions("route follow-ups"),
+			Build: func(cur map[string][]byte) (map[string][]byte, error) {
+				out := map[string][]byte{}
+				written = written[:0]
+				for _, path := range branchPaths {
+					text := string(cur[path])
+					f := fresh(path, text)
+					if len(f) == 0 {
+						continue
+					}
+					written = append(written, f...)
+					var lines []string
+					for _, a := range f {
+						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
+					}
+					if f[0].To == RouteTodos {
+						out[path] = []byte(insertUnderSection(text, v.section(), lines, f[0].Project))
+					} else {
+						out[path] = []byte(appendLines(text, lines, "# "+f[0].Task))
+					}
+				}
+				fingerprint = v.carriedFingerprint(ctx)
+				return out, nil
+			},
+			Message: message,
+		}
+		var err error
+		res, err = v.Repo.CommitPaths(ctx, req)
+		var de *gitops.DeferredError
+		if errors.As(err, &de) {
+			rep.Status, rep.Reason = "deferred", de.Reason
+			return rep, nil
+		}
+		if err != nil {
+			return rep, fmt.Errorf("route follow-ups: %w", err)
+		}
+	}
+	branchWritten := append([]Assignment(nil), written...)
+	declared := []string{}
+	locks := []string{}
 	if byPath[p.Journal] != nil {
-		declared = append(declared, p.JournalArchive)
+		declared = append(declared, VaultJournal, VaultArchive)
 		locks = append(locks, "journal")
 	}
 	status, warns := v.activeStatusUpdate(ctx, true, declared)
 	rep.Warnings = append(rep.Warnings, warns...)
 	if status != nil {
-		declared = append(declared, p.ActiveStatus)
+		declared = append(declared, VaultActiveStatus)
 		locks = append(locks, LockActiveStatus)
 	}
-	now := v.now()
-	var fingerprint string
-	var written []Assignment
-	req := gitops.CommitRequest{
-		Paths:       declared,
-		Locks:       locks,
-		LockOptions: v.lockOptions("route follow-ups"),
-		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			out := map[string][]byte{}
-			written = written[:0]
-			for _, path := range paths {
-				items := byPath[path]
-				text := string(cur[path])
-				var fresh []Assignment
-				for _, a := range items {
-					if !containsFollowup(text, a.Candidate.Text) {
-						fresh = append(fresh, a)
+	if len(declared) > 0 {
+		req := gitops.CommitRequest{
+			Paths:       declared,
+			Locks:       locks,
+			LockOptions: v.lockOptions("route follow-ups"),
+			Build: func(cur map[string][]byte) (map[string][]byte, error) {
+				out := map[string][]byte{}
+				written = append(written[:0], branchWritten...)
+				if byPath[p.Journal] != nil {
+					text := string(cur[VaultJournal])
+					if f := fresh(p.Journal, text); len(f) > 0 {
+						written = append(written, f...)
+						e := Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(f), plural(len(f))),
+							Scope: "conversation follow-ups", Modes: "followups"}
+						for _, a := range f {
+							e.Next = append(e.Next, tagged(a.Project, a.Candidate.Text))
+						}
+						j, arch := Append(text, string(cur[VaultArchive]), e, v.Config.JournalMax)
+						out[VaultJournal] = []byte(j)
+						if arch != string(cur[VaultArchive]) {
+							out[VaultArchive] = []byte(arch)
+						}
 					}
 				}
-				if len(fresh) == 0 {
-					continue
+				if b, ok := status.build(cur, out); ok {
+					out[VaultActiveStatus] = b
 				}
-				written = append(written, fresh...)
-				switch fresh[0].To {
-				case RouteJournal:
-					e := Entry{ID: entryID(now), Time: now, Summary: fmt.Sprintf("%d follow-up%s kept from the conversation", len(fresh), plural(len(fresh))),
-						Scope: "conversation follow-ups", Modes: "followups"}
-					for _, a := range fresh {
-						e.Next = append(e.Next, tagged(a.Project, a.Candidate.Text))
-					}
-					j, arch := Append(text, string(cur[p.JournalArchive]), e, v.Config.JournalMax)
-					out[path] = []byte(j)
-					if arch != string(cur[p.JournalArchive]) {
-						out[p.JournalArchive] = []byte(arch)
-					}
-				case RouteTodos:
-					var lines []string
-					for _, a := range fresh {
-						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
-					}
-					out[path] = []byte(insertUnderSection(text, v.section(), lines, fresh[0].Project))
-				case RouteActive:
-					var lines []string
-					for _, a := range fresh {
-						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
-					}
-					out[path] = []byte(appendLines(text, lines, "# "+fresh[0].Task))
-				}
-			}
-			if b, ok := status.build(cur, out); ok {
-				out[p.ActiveStatus] = b
-			}
-			fingerprint = v.carriedFingerprint(ctx)
-			return out, nil
-		},
-		Message: func([]string) string {
-			return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", len(written), plural(len(written))), "followups", fingerprint)
-		},
-	}
-	res, err := v.Repo.CommitPaths(ctx, req)
-	var de *gitops.DeferredError
-	if errors.As(err, &de) {
-		rep.Status, rep.Reason = "deferred", de.Reason
-		return rep, nil
-	}
-	if err != nil {
-		return rep, fmt.Errorf("route follow-ups: %w", err)
+				fingerprint = v.carriedFingerprint(ctx)
+				return out, nil
+			},
+			Message: message,
+		}
+		vres, err := v.commitVault(ctx, req)
+		rep.Warnings = append(rep.Warnings, vres.Warnings...)
+		var de *gitops.DeferredError
+		if errors.As(err, &de) && len(branchPaths) == 0 {
+			rep.Status, rep.Reason = "deferred", de.Reason
+			return rep, nil
+		}
+		if err != nil && !errors.As(err, &de) {
+			return rep, fmt.Errorf("route follow-ups: %w", err)
+		}
+		if res.SHA == "" {
+			res = vres
+		}
 	}
 	rep.Routed = append(rep.Routed, written...)
 	if res.SHA == "" {

@@ -114,3 +114,14 @@ func canonical(m Modes) Modes {
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Without returns m minus x.
+func (m Modes) Without(x Mode) Modes {
+	var out Modes
+	for _, y := range m {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}

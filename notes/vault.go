@@ -24,6 +24,38 @@ type Vault struct {
 	// NoRemoteLock lands queued writes that asked for a remote lock without
 	// it (the person's explicit --no-remote-lock).
 	NoRemoteLock bool
+	// Notify receives one-time notices for the person (the vault import).
+	Notify func(string)
+	// Landers land the queue's other kinds of deferred write (memory's
+	// confirmed writes), keyed by queue kind: Drain and Wrap call them, so
+	// one landing serves every kind the queue holds.
+	Landers map[string]Lander
+
+	migrated bool
+}
+
+// Lander lands the queued records of one kind, oldest first; it reports
+// how many landed and, when some still wait, why.
+type Lander func(ctx context.Context) (landed int, waiting string, warns []string)
+
+// landOthers runs the landers of the kinds present in queued.
+func (v *Vault) landOthers(ctx context.Context, queued []gitops.QueueItem) (landed int, waiting string, warns []string) {
+	kinds := map[string]bool{}
+	for _, it := range queued {
+		kinds[it.Kind] = true
+	}
+	for kind, land := range v.Landers {
+		if !kinds[kind] {
+			continue
+		}
+		n, w, ws := land(ctx)
+		landed += n
+		warns = append(warns, ws...)
+		if w != "" && waiting == "" {
+			waiting = w
+		}
+	}
+	return landed, waiting, warns
 }
 
 func (v *Vault) now() time.Time {
@@ -48,8 +80,8 @@ func (v *Vault) redactAll(in []string) []string {
 	return out
 }
 
-// ownPaths are the vault files scribe writes; they never count as a
-// session's changes.
+// ownPaths are the view files and scribe-written directories; they never
+// count as a session's changes.
 func (v *Vault) ownPaths() []string {
 	p := v.Config.Paths
 	own := []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}

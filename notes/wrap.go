@@ -52,6 +52,9 @@ type Plan struct {
 	Fingerprint string      `json:"fingerprint,omitempty"`
 	Commits     []string    `json:"commits,omitempty"`
 	Head        string      `json:"head,omitempty"` // HEAD the plan was computed at
+	// Branch is the branch the plan was made on (refs/heads/…): its bridge
+	// note is that branch's, its ticks land only on that branch.
+	Branch string `json:"branch,omitempty"`
 	// OnlyUncovered skips the journal entry when the journal already names
 	// every commit (plans built from post-commit records).
 	OnlyUncovered bool `json:"only_uncovered,omitempty"`
@@ -68,19 +71,22 @@ type Plan struct {
 
 // WrapReport is what wrap did, for people and for --json.
 type WrapReport struct {
-	Status   string               `json:"status"` // committed | queued | nothing | dry-run
-	Reason   string               `json:"reason"`
-	Row      string               `json:"dispatch_row,omitempty"`
-	Modes    Modes                `json:"modes"`
-	Files    []string             `json:"files,omitempty"`
-	Commits  []string             `json:"commits,omitempty"`
-	Commit   *gitops.CommitResult `json:"commit,omitempty"`
-	QueueID  string               `json:"queue_id,omitempty"`
-	Landed   int                  `json:"landed_from_queue"`
-	Entry    string               `json:"journal_entry,omitempty"`
-	Bridge   string               `json:"bridge_note,omitempty"`
-	Ticks    []string             `json:"progress_ticks,omitempty"`
-	Warnings []string             `json:"warnings,omitempty"`
+	Status  string               `json:"status"` // committed | queued | nothing | dry-run
+	Reason  string               `json:"reason"`
+	Row     string               `json:"dispatch_row,omitempty"`
+	Modes   Modes                `json:"modes"`
+	Files   []string             `json:"files,omitempty"`
+	Commits []string             `json:"commits,omitempty"`
+	Commit  *gitops.CommitResult `json:"commit,omitempty"`
+	// BranchCommit is the commit of progress ticks on the branch, the one
+	// write a wrap makes there (a person's --done).
+	BranchCommit *gitops.CommitResult `json:"branch_commit,omitempty"`
+	QueueID      string               `json:"queue_id,omitempty"`
+	Landed       int                  `json:"landed_from_queue"`
+	Entry        string               `json:"journal_entry,omitempty"`
+	Bridge       string               `json:"bridge_note,omitempty"`
+	Ticks        []string             `json:"progress_ticks,omitempty"`
+	Warnings     []string             `json:"warnings,omitempty"`
 }
 
 // shortSHA is how commits are named in journal entries.
@@ -160,6 +166,9 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 			return rep, nil
 		}
 		plan.RemoteLock = v.Repo.RemoteLock
+		if res.Branch.SHA != "" || res.TicksQueued != "" {
+			plan.Done, plan.Modes = nil, plan.Modes.Without(ModeProgress) // the ticks are settled already
+		}
 		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
 		if qerr != nil {
 			return rep, fmt.Errorf("%s, and queueing the wrap failed: %w", de.Error(), qerr)
@@ -171,13 +180,27 @@ func (v *Vault) Wrap(ctx context.Context, in WrapInput) (WrapReport, error) {
 		return rep, err
 	}
 	routed, warns := v.LandQueuedRoutes(ctx)
-	rep.Landed = landed + routed
-	rep.Warnings = append(rep.Warnings, warns...)
-	if res.SHA == "" {
-		rep.Status, rep.Reason = "nothing", "the vault files already say this; no commit made"
+	others, owaiting, owarns := v.landOthers(ctx, queued)
+	rep.Landed = landed + routed + others
+	rep.Warnings = append(append(rep.Warnings, warns...), owarns...)
+	if owaiting != "" {
+		rep.Warnings = append(rep.Warnings, "queued writes still wait: "+owaiting)
+	}
+	rep.Ticks = res.Ticked
+	if res.TicksQueued != "" {
+		rep.Warnings = append(rep.Warnings, "progress ticks queued: "+res.TicksQueued)
+	}
+	if res.Branch.SHA != "" {
+		rep.BranchCommit = &res.Branch
+	}
+	if res.Vault.SHA == "" && res.Branch.SHA == "" {
+		rep.Status, rep.Reason = "nothing", "the vault already says this; no commit made"
 		return rep, nil
 	}
-	rep.Status, rep.Reason, rep.Commit = "committed", plan.Row, &res
+	rep.Status, rep.Reason = "committed", plan.Row
+	if res.Vault.SHA != "" {
+		rep.Commit = &res.Vault
+	}
 	if len(plans) == 0 {
 		rep.Reason = "landed queued records"
 	}
@@ -192,7 +215,9 @@ func (rep *WrapReport) fill(plans []Plan) {
 		if p.Bridge != nil {
 			rep.Bridge = p.Bridge.Render()
 		}
-		rep.Ticks = append(rep.Ticks, p.Done...)
+		if p.Modes.Has(ModeProgress) {
+			rep.Ticks = append(rep.Ticks, p.Done...)
+		}
 	}
 }
 
@@ -207,7 +232,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	if err != nil {
 		return p, nil, err
 	}
-	p.Head = head.Commit
+	p.Head, p.Branch = head.Commit, head.Ref
 	var ch gitops.Changes
 	var files []string
 	var notable string
@@ -219,11 +244,7 @@ func (v *Vault) plan(ctx context.Context, in WrapInput, forced Modes, isForced b
 	} else {
 		base = v.journaledBase(ctx, head.Commit)
 	}
-	if last, ok, err := v.Repo.LastCommitWithTrailer(ctx, head.Commit, "Scribe-Fingerprint"); err != nil {
-		return p, nil, err
-	} else if ok {
-		p.lastFingerprint = last.Trailers["Scribe-Fingerprint"]
-	}
+	p.lastFingerprint = v.lastFingerprint(ctx)
 	if len(in.ChangedFiles) > 0 || in.DiffSummary != "" {
 		// The artifacts describe the change; the repo still names the commits.
 		files = in.ChangedFiles
@@ -565,6 +586,25 @@ func entryID(t time.Time) string {
 	return fmt.Sprintf("%s-%s", t.UTC().Format("20060102T150405Z"), hex.EncodeToString(b))
 }
 
+// lastFingerprint is the Scribe-Fingerprint of the newest vault commit
+// that has one, within a bounded walk of the vault's history.
+func (v *Vault) lastFingerprint(ctx context.Context) string {
+	tip, err := v.Repo.VaultTip(ctx)
+	if err != nil || tip == "" {
+		return ""
+	}
+	log, err := v.Repo.VaultLog(ctx, tip, 50)
+	if err != nil {
+		return ""
+	}
+	for _, c := range log {
+		if fp := c.Trailers["Scribe-Fingerprint"]; fp != "" {
+			return fp
+		}
+	}
+	return ""
+}
+
 // journaledBase is where a wrap's range starts: the newest commit the
 // journal (at head) already names that is in head's history. Other scribe
 // commits (ticks, dispatch, memory) do not end a range: they journal nothing.
@@ -573,11 +613,12 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 	if head == "" {
 		return ""
 	}
-	files, err := v.Repo.ReadFiles(ctx, head, []string{v.Config.Paths.Journal})
+	v.Migrate(ctx)
+	_, files, err := v.ReadVault(ctx, VaultJournal)
 	if err != nil {
 		return ""
 	}
-	j := ParseJournal(string(files[v.Config.Paths.Journal]))
+	j := ParseJournal(string(files[VaultJournal]))
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		cs := j.Entries[i].Commits
 		for k := len(cs) - 1; k >= 0; k-- {
