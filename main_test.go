@@ -112,7 +112,7 @@ func TestScripts(t *testing.T) {
 //
 // It stores `git status --porcelain=v2`, `git diff --cached`, `git diff`
 // and the bytes of every untracked file, so that `unchanged NAME` can pin
-// SPEC principle 2 (never touch what is not scribe's) byte for byte.
+// SPEC principle 3 (the branch is the person's: never touch what is not scribe's) byte for byte.
 func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: snapshot NAME")

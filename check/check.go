@@ -87,7 +87,7 @@ type Input struct {
 	Vault string
 	// VaultSince, with --since, is the committer date of Since: the vault's
 	// history is verified from then on (the vault has no merge base with a
-	// branch). Without --since only the vault's tip is checked.
+	// branch). Without --since the whole vault history is verified.
 	VaultSince string
 
 	mu    sync.Mutex

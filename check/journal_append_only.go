@@ -40,10 +40,8 @@ func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error
 		// The vault ref's own history: its tip, and with --since every
 		// vault commit made since then. The view files are output, not
 		// versions (a person's edit is kept aside by the view itself).
-		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = notes.VaultJournal, notes.VaultArchive, in.Vault, "", false, VaultPrefix
-		if in.VaultSince != "" {
-			w.rng, w.sinceDate = in.Vault, in.VaultSince
-		}
+		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = notes.VaultJournal, notes.VaultArchive, in.Vault, in.Vault, false, VaultPrefix
+		w.sinceDate = in.VaultSince // "" walks the whole vault history
 	}
 	return w.run(ctx)
 }

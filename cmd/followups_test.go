@@ -95,7 +95,7 @@ func TestFollowupsPromptRoutesInOneCommit(t *testing.T) {
 		t.Errorf("branch commit holds:\n%s", files)
 	}
 	// The journal route and the dashboard: scribe's record, on the vault ref.
-	if got := chkGit(t, dir, "", "log", "-1", "--format=%s", "refs/scribe/vault"); got != "progress: route 3 follow-ups from the conversation" {
+	if got := chkGit(t, dir, "", "log", "-1", "--format=%s", "refs/scribe/vault"); got != "progress: route 1 follow-up from the conversation" {
 		t.Errorf("vault subject %q", got)
 	}
 	vfiles := chkGit(t, dir, "", "show", "--name-only", "--format=", "refs/scribe/vault")

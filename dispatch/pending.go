@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,7 +31,9 @@ type pendingPass struct {
 	Packs   map[string]string `json:"packs"`
 	Landed  []Landed          `json:"landed"`
 	Created time.Time         `json:"created"`
-	item    gitops.QueueItem
+	// Branch is the branch the pass ran on: its outputs land only there.
+	Branch string `json:"branch,omitempty"`
+	item   gitops.QueueItem
 }
 
 type pendingList []pendingPass
@@ -56,6 +59,7 @@ func (d *Dispatcher) loadPending() (pendingList, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read deferred dispatch outputs: %w", err)
 	}
+	head, _ := d.o.Repo.Head(context.Background())
 	var out pendingList
 	for _, it := range items {
 		if it.Kind != KindDispatch {
@@ -69,6 +73,9 @@ func (d *Dispatcher) loadPending() (pendingList, error) {
 			if err := gitops.CheckRelPath(f); err != nil {
 				return nil, fmt.Errorf("deferred dispatch outputs %s: %w", it.ID, err)
 			}
+		}
+		if pp.Branch != "" && pp.Branch != head.Ref {
+			continue // made on another branch: it lands there
 		}
 		pp.item = it
 		out = append(out, pp)
@@ -110,8 +117,11 @@ func (d *Dispatcher) importLegacyPending() error {
 	return nil
 }
 
-func (d *Dispatcher) savePending(p pendingPass) (string, error) {
+func (d *Dispatcher) savePending(ctx context.Context, p pendingPass) (string, error) {
 	p.Created = time.Now().UTC()
+	if head, err := d.o.Repo.Head(ctx); err == nil && p.Branch == "" {
+		p.Branch = head.Ref
+	}
 	it, err := d.o.Repo.Enqueue(KindDispatch, p.Reason, p)
 	if err != nil {
 		return "", fmt.Errorf("keep deferred dispatch outputs: %w", err)

@@ -301,7 +301,7 @@ func (d *Dispatcher) Run(ctx context.Context, only ...string) (RunReport, error)
 		for f, data := range files {
 			strFiles[f] = string(data)
 		}
-		id, serr := d.savePending(pendingPass{Reason: de.Reason, Files: strFiles, Packs: packs, Landed: mine})
+		id, serr := d.savePending(ctx, pendingPass{Reason: de.Reason, Files: strFiles, Packs: packs, Landed: mine})
 		if serr != nil {
 			return rep, fmt.Errorf("%s, and keeping the outputs failed: %w", de.Error(), serr)
 		}

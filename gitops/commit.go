@@ -88,10 +88,10 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 	if err != nil {
 		return head, err
 	}
-	if head.Ref == "" {
+	why := r.Busy()
+	if head.Ref == "" && why == "" {
 		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
 	}
-	why := r.Busy()
 	// index.lock is often another scribe command bringing its own paths up
 	// to date in the index (milliseconds): give it a moment before deciding
 	// the user's git holds it (an open commit editor does, for minutes).
@@ -100,7 +100,8 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 		why = r.Busy()
 	}
 	if why != "" {
-		return head, &DeferredError{Reason: why + "; finish it and run any git scribe command to land the queued write"}
+		// A rebase detaches HEAD: name the operation, not the symptom.
+		return head, &DeferredError{Reason: why + "; finish or abort it and run any git scribe command to land the queued write"}
 	}
 	return head, nil
 }

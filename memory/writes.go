@@ -36,12 +36,19 @@ type pendingOp struct {
 	Decisions []Decision `json:"decisions,omitempty"`
 	Rule      string     `json:"rule,omitempty"`
 	Trap      *Trap      `json:"trap,omitempty"`
-	item      gitops.QueueItem
+	// Branch is the branch the person confirmed it on: it lands only there.
+	Branch string `json:"branch,omitempty"`
+	item   gitops.QueueItem
 }
 
 func (s *Store) savePending(op pendingOp) error {
 	if op.Created.IsZero() {
 		op.Created = s.now()
+	}
+	if op.Branch == "" {
+		if head, err := s.Repo.Head(context.Background()); err == nil {
+			op.Branch = head.Ref
+		}
 	}
 	_, err := s.Repo.Enqueue(KindMemory, op.Reason, op)
 	return err
@@ -116,9 +123,11 @@ type PendingReport struct {
 func (s *Store) LandPending(ctx context.Context) PendingReport {
 	ops, warns := s.pendingOps()
 	rep := PendingReport{Warns: warns}
+	defer func() { s.branch = "" }()
 	for i, op := range ops {
 		var res *gitops.CommitResult
 		var err error
+		s.branch = op.Branch
 		switch op.Kind {
 		case "gate":
 			var out commitOutcome

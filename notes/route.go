@@ -441,8 +441,9 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 		}
 		return out
 	}
+	var inCommit int // follow-ups the commit being built writes
 	message := func([]string) string {
-		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", len(written), plural(len(written))), "followups", fingerprint)
+		return scribeMessage(fmt.Sprintf("route %d follow-up%s from the conversation", inCommit, plural(inCommit)), "followups", fingerprint)
 	}
 	var res gitops.CommitResult
 	if len(branchPaths) > 0 {
@@ -471,6 +472,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 					}
 				}
 				fingerprint = v.carriedFingerprint(ctx)
+				inCommit = len(written)
 				return out, nil
 			},
 			Message: message,
@@ -527,9 +529,15 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []Assignment) (Route
 					out[VaultActiveStatus] = b
 				}
 				fingerprint = v.carriedFingerprint(ctx)
+				inCommit = len(written) - len(branchWritten)
 				return out, nil
 			},
-			Message: message,
+			Message: func(changed []string) string {
+				if inCommit == 0 {
+					return scribeMessage(fmt.Sprintf("active-status regenerated after routing %d follow-up%s", len(branchWritten), plural(len(branchWritten))), "followups", fingerprint)
+				}
+				return message(changed)
+			},
 		}
 		vres, err := v.commitVault(ctx, req)
 		rep.Warnings = append(rep.Warnings, vres.Warnings...)

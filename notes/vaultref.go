@@ -143,19 +143,37 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 	}
 	sort.Strings(vaultPaths)
 	sort.Strings(wtPaths)
-	_, files, err := v.ReadVault(ctx, vaultPaths...)
+	tip, files, err := v.ReadVault(ctx, vaultPaths...)
 	if err != nil {
 		return []string{"view not refreshed: " + err.Error()}
+	}
+	if bp := BridgeVaultPath(head.Ref); views[bp] != "" {
+		if _, ok := files[bp]; !ok {
+			// No note for this branch yet: agents that read the file get
+			// the newest note of the repository, saying whose it is.
+			if other, text, found := v.newestBridge(ctx, tip); found {
+				files[bp] = append(append([]byte{}, text...), fmt.Sprintf("\n(%s has no bridge note yet; this is the newest note of the repository, from branch %s.)\n",
+					strings.TrimPrefix(head.Ref, "refs/heads/"), other)...)
+			}
+		}
 	}
 	var warns []string
 	if err := v.excludeView(wtPaths); err != nil {
 		warns = append(warns, "view: "+err.Error())
 	}
 	tracked := map[string]bool{}
+	var trackedPaths []string
 	if out, err := v.Repo.Git(ctx, append([]string{"ls-files", "-z", "--"}, wtPaths...)...); err == nil {
 		for _, p := range strings.Split(string(out), "\x00") {
-			tracked[p] = p != ""
+			if p != "" {
+				tracked[p] = true
+				trackedPaths = append(trackedPaths, p)
+			}
 		}
+	}
+	var committed map[string][]byte // a tracked copy as HEAD has it: in history, so not a loss
+	if len(trackedPaths) > 0 && head.Commit != "" {
+		committed, _ = v.Repo.ReadFiles(ctx, head.Commit, trackedPaths)
 	}
 	st := viewState{Rendered: map[string]string{}}
 	stateFile := v.viewStateFile()
@@ -168,7 +186,13 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 	for _, vp := range vaultPaths {
 		wp := views[vp]
 		if tracked[wp] {
-			continue // the branch's own copy, from before the vault ref (Migrate says so)
+			// The branch's own copy, from before the vault ref (Migrate
+			// says so): left alone, and its committed text is no edit of
+			// the person's once they untrack it.
+			if b, ok := committed[wp]; ok {
+				st.Rendered[wp] = sum(b)
+			}
+			continue
 		}
 		abs, err := v.Repo.Abs(wp)
 		if err != nil {
@@ -327,6 +351,9 @@ func (v *Vault) Migrate(ctx context.Context) {
 	if res, err := v.Repo.CommitPaths(ctx, req); err != nil || res.SHA == "" {
 		return
 	}
+	// Ignored from now on: once the person untracks the old copies they
+	// are the view, not stray files for git add -A to pick up.
+	v.excludeView(wt)
 	notice := filepath.Join(v.Repo.ScribeDir(), "migrated")
 	if _, err := os.Stat(notice); err == nil {
 		return
