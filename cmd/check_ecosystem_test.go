@@ -29,6 +29,7 @@ func ecoFindings() check.Report {
 		{RuleID: "SCR011", Severity: check.SeverityWarning, File: "dir,with:odd%chars.md", Message: "no line\r\nhere"},
 		{RuleID: "SCR006", Severity: check.SeverityWarning, Message: "lock refs/scribe/locks/wrap expired", Fix: "git update-ref -d refs/scribe/locks/wrap"},
 		{RuleID: "SCR007", Severity: check.SeverityNote, Message: "a note"},
+		{RuleID: "SCR001", Severity: check.SeverityError, File: "refs/scribe/vault:journal.md", Line: 7, Message: "a vault file"},
 	}}
 }
 
