@@ -117,6 +117,10 @@ func CleanBody(out string) string {
 // artifactFM is the frontmatter the dispatcher writes; the agent never
 // writes any.
 type artifactFM struct {
+	// Title names the artifact where markdown tools look for one
+	// (markdownlint's MD041 takes a frontmatter title for the H1); the
+	// body stays the agent's, with no heading added.
+	Title     string   `yaml:"title"`
 	Type      string   `yaml:"type"`
 	Kind      string   `yaml:"kind"`
 	Lane      string   `yaml:"lane,omitempty"`
@@ -403,7 +407,11 @@ func (d *Dispatcher) runJob(ctx context.Context, o *outcome, cp *CardPlan, draft
 	model := firstNonEmpty(u.Model, j.Route.Model, "default")
 	l := Landed{Path: j.Target, Kind: "draft", Card: j.Card, Variant: j.Variant, Skill: j.Skill, Agent: j.Route.Runner,
 		Model: model, PackSHA: pk.SHA, DurationMS: dur.Milliseconds(), Usage: u}
-	fm := artifactFM{Type: "draft", Kind: cp.Card.Kind, Card: cp.Card.Path, Variant: j.Variant,
+	title := cp.Card.Title
+	if j.Variant > 0 {
+		title = fmt.Sprintf("%s (v%d)", title, j.Variant)
+	}
+	fm := artifactFM{Title: title, Type: "draft", Kind: cp.Card.Kind, Card: cp.Card.Path, Variant: j.Variant,
 		Links: []string{wikiLink(cp.Card.Path), wikiLink(pk.Path)}, Pack: pk.Path, PackSHA: pk.SHA,
 		Agent: j.Route.Runner, Model: model, Skill: j.Skill, Generated: notes.FormatTime(d.now())}
 	body := CleanBody(out)
@@ -412,6 +420,7 @@ func (d *Dispatcher) runJob(ctx context.Context, o *outcome, cp *CardPlan, draft
 		verdict, body = ParseVerdict(body)
 		body = CleanBody(body)
 		l.Kind, l.Lane, l.Draft, l.Verdict = "review", j.Lane, j.Draft, verdict
+		fm.Title = fmt.Sprintf("%s review: %s", j.Lane, title)
 		fm.Type, fm.Lane, fm.Verdict, fm.Draft = "review", j.Lane, verdict, j.Draft
 		fm.Links = []string{wikiLink(j.Draft), wikiLink(cp.Card.Path), wikiLink(pk.Path)}
 	}

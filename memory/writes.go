@@ -209,7 +209,11 @@ func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResul
 		Locks:       []string{lockRules},
 		LockOptions: s.lockOptions("project rule"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			out, changed := AddRule(string(cur[p]), rule)
+			text := string(cur[p])
+			if strings.TrimSpace(text) == "" {
+				text = NewInstructions(p)
+			}
+			out, changed := AddRule(text, rule)
 			if !changed {
 				return nil, nil
 			}
