@@ -68,6 +68,8 @@ func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}
 	}
+	// Queued records are redacted before they are written, like the vault.
+	r.Redact = redact
 	f.repo = r
 	return r, nil
 }

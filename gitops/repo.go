@@ -26,6 +26,11 @@ type Repo struct {
 	// also takes its locks (`--remote-lock`, sync.remote_lock); a
 	// CommitRequest's own RemoteLock wins.
 	RemoteLock string
+	// Redact, when set, removes secrets from every string of a queued
+	// record before it is written under the scribe dir (Enqueue,
+	// RecordOnce): a deferred write must not leave on disk what the vault
+	// would never hold.
+	Redact func(string) string
 
 	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	goOnce  sync.Once
