@@ -99,7 +99,7 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 			switch {
 			case !ok:
 				expect[n] = ""
-			case cur.Holder != nil && time.Now().After(cur.Holder.Expires):
+			case cur.Holder.freeable():
 				expect[n] = cur.OID
 			default:
 				expect[n] = "" // a live lock is never leased: the push fails while it is held
