@@ -101,6 +101,7 @@ func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.NetworkTimeout = c.Sync.NetworkTimeout
 	if c.Sync.RemoteLock && r.RemoteLock == "" {
 		// sync.remote_lock: every write also locks on the remote. When no
 		// remote can be named, writes defer on "origin" (clearly, queued)

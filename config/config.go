@@ -78,6 +78,10 @@ type Sync struct {
 	// RemoteLock makes every scribe write also take its lock on the remote
 	// (like --remote-lock), so machines sharing the remote serialise.
 	RemoteLock bool `yaml:"remote_lock"`
+	// NetworkTimeout bounds each remote operation a remote lock runs (one
+	// push or fetch); past it git and its transport are stopped and the
+	// write is queued.
+	NetworkTimeout time.Duration `yaml:"network_timeout"`
 }
 
 // Followups configures where durable follow-ups are read, how
@@ -152,6 +156,7 @@ func Defaults() Config {
 		Timezone:     "Local",
 		LockTimeout:  30 * time.Second,
 		TemplateSet:  "fiction",
+		Sync:         Sync{NetworkTimeout: 10 * time.Second},
 		Memory: Memory{
 			UniversalDir:  "~/.claude/sonmat/memory",
 			CorrectionsEN: []string{"wrong", "incorrect", "not correct", "not right", "not what i asked", "i told you", "i said", "that's not it"},
@@ -421,6 +426,9 @@ func (l *Loaded) validate() error {
 	}
 	if l.Followups.Similarity <= 0 || l.Followups.Similarity > 1 {
 		return fmt.Errorf("followups.similarity must be above 0 and at most 1, like 0.85 (set in %s)", l.Origins["followups.similarity"])
+	}
+	if l.Sync.NetworkTimeout <= 0 {
+		return fmt.Errorf("sync.network_timeout must be above 0, like 10s (set in %s)", l.Origins["sync.network_timeout"])
 	}
 	if l.Timezone != "" && l.Timezone != "Local" {
 		if _, err := time.LoadLocation(l.Timezone); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -31,6 +32,9 @@ type Repo struct {
 	// RecordOnce): a deferred write must not leave on disk what the vault
 	// would never hold.
 	Redact func(string) string
+	// NetworkTimeout bounds each remote operation a remote lock runs
+	// (sync.network_timeout; default DefaultNetworkTimeout).
+	NetworkTimeout time.Duration
 
 	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	goOnce  sync.Once
