@@ -87,6 +87,11 @@ func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
+	if f.IO != nil {
+		for _, w := range c.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+		}
+	}
 	f.cfg = c
 	return c, nil
 }
