@@ -61,7 +61,7 @@ func TestSection(t *testing.T) {
 	}{
 		{"plain", "# T\n## Rules\n- a\n### sub\n- b\n## Next\n", 1, 5, true},
 		{"to the end", "## Rules\n- a", 0, 2, true},
-		{"missing", "# T\n## Other\n", -1, 3, false},
+		{"missing", "# T\n## Other\n", -1, 2, false},
 		{"fenced example first", "```\n## Rules\n```\n## rules\n- a\n# Top\n", 3, 5, true},
 		{"heading in a tilde fence ends nothing", "## Rules\n~~~\n## Next\n~~~\n- a\n", 0, 5, true},
 	}
