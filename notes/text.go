@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-scribe/git-scribe/internal/sentence"
 )
 
 // TimeLayout is the timestamp layout of every note: ISO 8601 at second
@@ -176,3 +178,8 @@ func withBlankLineEnd(text, eol string) string {
 	}
 	return text
 }
+
+// firstSentenceEnd is where the first sentence of s ends, before its final
+// punctuation (sentence.FirstEnd): "Bumped Go to 1.26. Then…" keeps
+// "Bumped Go to 1.26", not "Bumped Go to 1".
+func firstSentenceEnd(s string) int { return sentence.FirstEnd(s) }

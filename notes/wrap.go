@@ -392,7 +392,7 @@ func dedup(in []string) []string {
 // count.
 func summarise(hint string, ch gitops.Changes, files []string) string {
 	s := hint
-	if i := strings.IndexAny(s, ".!?\n"); i > 0 {
+	if i := firstSentenceEnd(s); i > 0 {
 		s = s[:i]
 	}
 	// The only commit's subject says it all only when nothing else changed.
