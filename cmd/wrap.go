@@ -206,7 +206,7 @@ func assembleInput(c *cobra.Command, o *WrapOptions, stdin io.Reader) (notes.Wra
 		}
 	}
 	if o.Hook {
-		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		data, err := readHookInput(stdin, hookInputWait)
 		if err != nil {
 			return in, nil, fmt.Errorf("read hook input: %w", err)
 		}
@@ -217,7 +217,7 @@ func assembleInput(c *cobra.Command, o *WrapOptions, stdin io.Reader) (notes.Wra
 			}
 		}
 		if in.Hint == "" {
-			in.Hint = firstSentences(hook.LastAssistantMessage, 2, 300)
+			in.Hint = hookHint(hook.LastAssistantMessage)
 		}
 		if hook.HookEventName == "SessionEnd" {
 			in.SessionEnd = true
