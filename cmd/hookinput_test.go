@@ -16,7 +16,11 @@ func TestReadHookInput(t *testing.T) {
 		t.Parallel()
 		pr, pw := io.Pipe()
 		defer pw.Close()
-		go func() { io.WriteString(pw, js[:10]); time.Sleep(20 * time.Millisecond); io.WriteString(pw, js[10:]+"\n") }()
+		go func() {
+			io.WriteString(pw, js[:10])
+			time.Sleep(20 * time.Millisecond)
+			io.WriteString(pw, js[10:]+"\n")
+		}()
 		start := time.Now()
 		data, err := readHookInput(pr, time.Minute)
 		if err != nil || strings.TrimSpace(string(data)) != js {
@@ -58,8 +62,8 @@ func TestHookHint(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"Bumped Go to 1.26 and fixed main.go. Tests pass. Anything else?": "Bumped Go to 1.26 and fixed main.go. Tests pass.",
-		"Used a helper, e.g. gofmt.\n\nThen vet.":                        "Used a helper, e.g. gofmt. Then vet.",
-		strings.Repeat("x", 400):                                         strings.Repeat("x", 299) + "…",
+		"Used a helper, e.g. gofmt.\n\nThen vet.":                         "Used a helper, e.g. gofmt. Then vet.",
+		strings.Repeat("x", 400):                                          strings.Repeat("x", 299) + "…",
 	} {
 		if got := hookHint(in); got != want {
 			t.Errorf("hookHint(%q) = %q, want %q", in, got, want)
