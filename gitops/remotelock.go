@@ -48,16 +48,14 @@ func (e *RemoteLockedError) Unwrap() error { return ErrLocked }
 const DefaultNetworkTimeout = 10 * time.Second
 
 // lockNet runs op (one push or fetch for a remote lock) bounded by the
-// network timeout, and by the lock timeout when that is shorter; git and
-// every process it started are killed when it expires, and the result is
-// an *UnreachableError saying so (callers queue the write).
-func (r *Repo) lockNet(ctx context.Context, remote string, lockTimeout time.Duration, op func(context.Context) error) error {
+// network timeout (not by the lock timeout, which is how long to wait for
+// another holder: a loaded machine's push may take longer than that); git
+// and every process it started are killed when it expires, and the result
+// is an *UnreachableError saying so (callers queue the write).
+func (r *Repo) lockNet(ctx context.Context, remote string, op func(context.Context) error) error {
 	limit := r.NetworkTimeout
 	if limit <= 0 {
 		limit = DefaultNetworkTimeout
-	}
-	if lockTimeout > 0 && lockTimeout < limit {
-		limit = lockTimeout
 	}
 	nctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -120,7 +118,7 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 			args = append(args, "--force-with-lease="+ref+":"+expect[n])
 			specs = append(specs, oid+":"+ref)
 		}
-		err := r.lockNet(ctx, remote, opts.Timeout, func(ctx context.Context) error {
+		err := r.lockNet(ctx, remote, func(ctx context.Context) error {
 			_, err := r.push(ctx, remote, append(args, specs...)...)
 			return err
 		})
@@ -140,7 +138,7 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 		// Someone holds at least one: look at the holders (fetching their
 		// objects), take over what has expired, or wait.
 		var held map[string]HeldLock
-		ferr := r.lockNet(ctx, remote, opts.Timeout, func(ctx context.Context) (err error) {
+		ferr := r.lockNet(ctx, remote, func(ctx context.Context) (err error) {
 			held, err = r.remoteLocks(ctx, remote)
 			return err
 		})
@@ -261,7 +259,7 @@ func (l *RemoteLock) Release(ctx context.Context) error {
 			args = append(args, "--force-with-lease="+ref+":"+l.OID)
 			specs = append(specs, ":"+ref)
 		}
-		return l.repo.lockNet(ctx, l.Remote, 0, func(ctx context.Context) error {
+		return l.repo.lockNet(ctx, l.Remote, func(ctx context.Context) error {
 			_, err := l.repo.push(ctx, l.Remote, append(args, specs...)...)
 			return err
 		})
