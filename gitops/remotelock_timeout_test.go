@@ -15,6 +15,23 @@ import (
 	"github.com/git-scribe/git-scribe/internal/gittest"
 )
 
+// lockRemote is a bare repository seeded with one commit, and a clone of
+// it whose origin it is: the two sides of a remote lock.
+func lockRemote(t *testing.T) (bare string, clone *testRepo) {
+	t.Helper()
+	seed := newRepo(t)
+	seed.Commit("journal", map[string]string{"journal.md": "# Journal\n"})
+	bare = filepath.Join(t.TempDir(), "remote.git")
+	gittest.GitIn(t, filepath.Dir(bare), "clone", "-q", "--bare", seed.Dir, bare)
+	dir := filepath.Join(t.TempDir(), "clone")
+	gittest.GitIn(t, filepath.Dir(dir), "clone", "-q", bare, dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bare, repoAt(t, real)
+}
+
 // hangingTransport makes origin's receive-pack and upload-pack a script
 // that writes its pid to a file and sleeps ten minutes: a remote that
 // accepts the connection and never answers.
@@ -42,7 +59,7 @@ func TestRemoteLockHangingTransport(t *testing.T) {
 	}
 	t.Parallel()
 	ctx := context.Background()
-	c := cloneOf(t, newBareRemote(t))
+	_, c := lockRemote(t)
 	pidFile := hangingTransport(t, c)
 	head := c.Head()
 	r := c.open()
@@ -93,8 +110,7 @@ func TestRemoteLockHangingTransport(t *testing.T) {
 func TestRemoteLockOnlyUsesConfiguredRemotes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	bare := newBareRemote(t)
-	c := cloneOf(t, bare)
+	bare, c := lockRemote(t)
 	for _, remote := range []string{bare, "file://" + bare, "upstream", "origin\nurl=x"} {
 		_, err := c.open().AcquireRemote(ctx, remote, []string{"journal"}, LockOptions{Timeout: time.Second})
 		var ue *UnreachableError
