@@ -69,6 +69,8 @@ func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}
 	}
+	// Queued records are redacted before they are written, like the vault.
+	r.Redact = redact
 	f.repo = r
 	return r, nil
 }
@@ -86,6 +88,11 @@ func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
+	if f.IO != nil {
+		for _, w := range c.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+		}
+	}
 	f.cfg = c
 	return c, nil
 }
@@ -100,6 +107,7 @@ func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.NetworkTimeout = c.Sync.NetworkTimeout
 	if c.Sync.RemoteLock && r.RemoteLock == "" {
 		// sync.remote_lock: every write also locks on the remote. When no
 		// remote can be named, writes defer on "origin" (clearly, queued)
