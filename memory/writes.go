@@ -32,12 +32,18 @@ type pendingOp struct {
 	Decisions []Decision `yaml:"decisions,omitempty"`
 	Rule      string     `yaml:"rule,omitempty"`
 	Trap      *Trap      `yaml:"trap,omitempty"`
+	// Confirmed is how the person said yes (the Scribe-Confirmed value);
+	// empty in records written before it was kept, meaning "yes".
+	Confirmed string `yaml:"confirmed,omitempty"`
 	file      string
 }
 
 func (s *Store) savePending(op pendingOp) error {
 	if op.Created.IsZero() {
 		op.Created = s.now()
+	}
+	if op.Confirmed == "" {
+		op.Confirmed = s.confirmedBy()
 	}
 	id := fmt.Sprintf("%d-%s", op.Created.UnixNano(), op.Kind)
 	return writeYAML(filepath.Join(s.pendingDir(), id+".yaml"), op)
@@ -79,14 +85,18 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 	for i, op := range ops {
 		var res *gitops.CommitResult
 		var err error
+		via := op.Confirmed
+		if via == "" {
+			via = ConfirmedYes
+		}
 		switch op.Kind {
 		case "gate":
 			var out commitOutcome
-			out, err = s.commitDecisions(ctx, op.Decisions)
+			out, err = s.commitDecisions(ctx, op.Decisions, via)
 			res = out.commit
 		case "rule":
 			var r gitops.CommitResult
-			r, err = s.commitRule(ctx, op.Rule)
+			r, err = s.commitRule(ctx, op.Rule, via)
 			if r.SHA != "" {
 				res = &r
 			}
@@ -96,7 +106,7 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 				break
 			}
 			var tr TrapResult
-			tr, err = s.commitTrap(ctx, *op.Trap)
+			tr, err = s.commitTrap(ctx, *op.Trap, via)
 			res = tr.Commit
 		default:
 			err = fmt.Errorf("unknown pending write kind %q", op.Kind)
@@ -137,7 +147,7 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	if rule == "" {
 		return res, fmt.Errorf("the rule is empty")
 	}
-	c, err := s.commitRule(ctx, rule)
+	c, err := s.commitRule(ctx, rule, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "rule", Rule: rule, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -153,7 +163,7 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResult, error) {
+func (s *Store) commitRule(ctx context.Context, rule, via string) (gitops.CommitResult, error) {
 	p := s.Config.Paths.ClaudeMD
 	return s.commitPaths(ctx, gitops.CommitRequest{
 		Paths:       []string{p},
@@ -167,7 +177,7 @@ func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResul
 			return map[string][]byte{p: []byte(out)}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: yes\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: %s\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 }
@@ -193,7 +203,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	if t.Scope == ScopeUniversal {
 		return s.writeUniversalTrap(t)
 	}
-	res, err := s.commitTrap(ctx, t)
+	res, err := s.commitTrap(ctx, t, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "trap", Trap: &t, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -204,7 +214,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
+func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult, error) {
 	res := TrapResult{Scope: ScopeProject}
 	text := []byte(t.Render())
 	dir := strings.TrimSuffix(s.Config.Paths.TrapDir, "/")
@@ -251,7 +261,7 @@ func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
 			return map[string][]byte{target: text}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: yes\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: %s\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 	if err != nil {
