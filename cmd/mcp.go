@@ -88,36 +88,67 @@ type mcpServer struct {
 	startErr error  // why dir is empty
 	env      []string
 	writeMu  sync.Mutex // one write at a time (answers from people may arrive together)
+
+	mu    sync.Mutex
+	roots map[*mcp.ServerSession]string // the repository a session's roots named
+	asks  map[string]pendingAsk         // questions put to a person, by request state
 }
 
-// mcpCall is one tool call's repository and session.
+// mcpCall is one tool call's repository, session and request.
 type mcpCall struct {
-	f  *Factory
-	ss *mcp.ServerSession
+	f   *Factory
+	ss  *mcp.ServerSession
+	req *mcp.CallToolRequest
+}
+
+// multiRoundTrip reports whether the client speaks a protocol version in
+// which the server asks for input (elicitation, roots) by returning input
+// requests from the call (SEP-2322) rather than by sending requests while
+// serving it. The SDK makes the same decision.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip != nil && ip.ProtocolVersion >= "2026-07-28"
 }
 
 // open makes a fresh factory for one call (factories cache and are not
 // shared between goroutines), on the server's repository or, when it was
-// started outside one, the repository the client's roots name.
-func (s *mcpServer) open(ctx context.Context, ss *mcp.ServerSession) (*mcpCall, error) {
+// started outside one, the repository the client's roots name. ask is the
+// input request for the client's roots when they are still to be listed.
+func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest) (c *mcpCall, ask *mcp.CallToolResult, err error) {
 	dir := s.dir
 	if dir == "" {
-		var err error
-		if dir, err = s.fromRoots(ctx, ss); err != nil {
-			return nil, err
+		if dir, ask, err = s.fromRoots(ctx, req); err != nil || ask != nil {
+			return nil, ask, err
 		}
 	}
 	f := &Factory{IO: NewIOStreams(strings.NewReader(""), io.Discard, io.Discard), Env: s.env, Dir: dir}
-	return &mcpCall{f: f, ss: ss}, nil
+	return &mcpCall{f: f, ss: req.Session, req: req}, nil, nil
 }
 
-// fromRoots finds the one git work tree among the client's file:// roots.
-func (s *mcpServer) fromRoots(ctx context.Context, ss *mcp.ServerSession) (string, error) {
+// fromRoots finds the one git work tree among the client's file:// roots,
+// once per session.
+func (s *mcpServer) fromRoots(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.CallToolResult, error) {
+	ss := req.Session
+	s.mu.Lock()
+	dir, ok := s.roots[ss]
+	s.mu.Unlock()
+	if ok {
+		return dir, nil, nil
+	}
 	why := strings.TrimSuffix(errorText(s.startErr), "; run git scribe inside a git work tree or pass -C <path>")
 	fix := "start git scribe mcp in the repository (the client's working directory for the server) or with -C <path>"
-	res, err := ss.ListRoots(ctx, nil)
-	if err != nil {
-		return "", fmt.Errorf("git scribe mcp was started outside a git repository (%s) and the client lists no roots (%v); %s", why, err, fix)
+	var res *mcp.ListRootsResult
+	if multiRoundTrip(ss) {
+		got, _ := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+		if got == nil {
+			return "", &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
+		}
+		res = got
+	} else {
+		var err error
+		if res, err = ss.ListRoots(ctx, nil); err != nil {
+			return "", nil, fmt.Errorf("git scribe mcp was started outside a git repository (%s) and the client lists no roots (%v); %s", why, err, fix)
+		}
 	}
 	var repos, looked []string
 	for _, root := range res.Roots {
@@ -137,12 +168,18 @@ func (s *mcpServer) fromRoots(ctx context.Context, ss *mcp.ServerSession) (strin
 	}
 	switch len(repos) {
 	case 1:
-		return repos[0], nil
+		s.mu.Lock()
+		if s.roots == nil {
+			s.roots = map[*mcp.ServerSession]string{}
+		}
+		s.roots[ss] = repos[0]
+		s.mu.Unlock()
+		return repos[0], nil, nil
 	case 0:
-		return "", fmt.Errorf("git scribe mcp was started outside a git repository (%s) and none of the client's roots is in one (%s); %s",
+		return "", nil, fmt.Errorf("git scribe mcp was started outside a git repository (%s) and none of the client's roots is in one (%s); %s",
 			why, strings.Join(looked, ", "), fix)
 	}
-	return "", fmt.Errorf("the client's roots name %d repositories (%s) and scribe will not guess which one to use; %s",
+	return "", nil, fmt.Errorf("the client's roots name %d repositories (%s) and scribe will not guess which one to use; %s",
 		len(repos), strings.Join(repos, ", "), fix)
 }
 
@@ -159,9 +196,12 @@ func contains(list []string, s string) bool {
 // repository; an error becomes an isError result with its message.
 func addTool[In any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.Context, *mcpCall, In) (any, error)) {
 	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-		c, err := s.open(ctx, req.Session)
+		c, ask, err := s.open(ctx, req)
 		if err != nil {
 			return nil, nil, err
+		}
+		if ask != nil {
+			return ask, nil, nil
 		}
 		out, err := h(ctx, c, in)
 		if err != nil {
@@ -170,6 +210,9 @@ func addTool[In any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.
 				msg = t.Name + " failed"
 			}
 			return nil, nil, errors.New(msg)
+		}
+		if r, ok := out.(*mcp.CallToolResult); ok { // input requests: ask, then the call comes again
+			return r, nil, nil
 		}
 		return nil, out, nil
 	})

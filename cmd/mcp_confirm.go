@@ -2,9 +2,14 @@ package cmd
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,48 +57,94 @@ type ProposalResult struct {
 	Pending *memory.PendingReport `json:"pending,omitempty"`
 }
 
-// personAnswer is how an elicitation ended.
+// personAnswer is how a question to the person ended.
 type personAnswer int
 
 const (
 	answerAccept personAnswer = iota
 	answerDecline
 	answerCancel
-	answerNobody // no elicitation, or it failed
+	answerNobody // the client cannot ask
 )
 
-// askPerson shows message to the person through MCP elicitation, with no
-// fields to fill: accept or decline is the whole answer. The agent never
-// sees the question before the person answers it, and cannot answer it.
-func askPerson(ctx context.Context, ss *mcp.ServerSession, message string) (personAnswer, string) {
-	ip := ss.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
-		return answerNobody, "this MCP client does not support elicitation, so the person cannot be asked here"
+// pendingAsk is a question put to a person: the digest of the exact
+// proposal it showed, so that only an answer to that question, once, can
+// confirm that proposal.
+type pendingAsk struct {
+	digest  [sha256.Size]byte
+	created time.Time
+}
+
+// askTTL bounds how long a question waits for its answer.
+const askTTL = 30 * time.Minute
+
+// ask puts the proposal to the person through MCP elicitation, with no
+// fields to fill: accept or decline is the whole answer. It is a
+// multi-round-trip exchange: the first call returns the question as an input
+// request (the SDK sends it as elicitation/create to clients of older
+// protocol versions) and the call comes again with the person's answer and
+// the request state naming the question. An answer that does not name a
+// question this server asked about this exact proposal is refused: the
+// agent cannot answer for the person.
+func (s *mcpServer) ask(c *mcpCall, tool, message, proposal string) (personAnswer, string, *mcp.CallToolResult, error) {
+	digest := sha256.Sum256([]byte(tool + "\x00" + c.f.Dir + "\x00" + proposal))
+	p := c.req.Params
+	answer, _ := p.InputResponses["confirm"].(*mcp.ElicitResult)
+	if answer == nil && p.RequestState == "" {
+		ip := c.ss.InitializeParams()
+		if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+			return answerNobody, "this MCP client does not support elicitation, so the person cannot be asked here", nil, nil
+		}
+		if e := ip.Capabilities.Elicitation; e.Form == nil && e.URL != nil {
+			return answerNobody, "this MCP client supports only URL elicitation, so the person cannot be asked here", nil, nil
+		}
+		var nonce [16]byte
+		if _, err := rand.Read(nonce[:]); err != nil {
+			return answerNobody, "", nil, fmt.Errorf("make a question id: %w", err)
+		}
+		state := hex.EncodeToString(nonce[:])
+		s.mu.Lock()
+		if s.asks == nil {
+			s.asks = map[string]pendingAsk{}
+		}
+		for k, a := range s.asks {
+			if time.Since(a.created) > askTTL {
+				delete(s.asks, k)
+			}
+		}
+		s.asks[state] = pendingAsk{digest: digest, created: time.Now()}
+		s.mu.Unlock()
+		return 0, "", &mcp.CallToolResult{RequestState: state, InputRequests: mcp.InputRequestMap{"confirm": &mcp.ElicitParams{
+			Mode: "form", Message: message, RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}}}}, nil
 	}
-	if e := ip.Capabilities.Elicitation; e.Form == nil && e.URL != nil {
-		return answerNobody, "this MCP client supports only URL elicitation, so the person cannot be asked here"
+	s.mu.Lock()
+	asked, ok := s.asks[p.RequestState]
+	delete(s.asks, p.RequestState) // one answer per question
+	s.mu.Unlock()
+	if !ok || asked.digest != digest || time.Since(asked.created) > askTTL || answer == nil {
+		return answerNobody, "", nil, errors.New("nothing written: this answer does not belong to a question this server put to the person about exactly this proposal (or it expired); call the tool again without inputResponses so the person is asked")
 	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message,
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}})
-	if err != nil {
-		return answerNobody, "asking the person failed: " + err.Error()
-	}
-	switch res.Action {
+	switch answer.Action {
 	case "accept":
-		return answerAccept, ""
+		return answerAccept, "", nil, nil
 	case "decline":
-		return answerDecline, ""
+		return answerDecline, "", nil, nil
 	}
-	return answerCancel, ""
+	return answerCancel, "", nil, nil
 }
 
 // propose runs one confirmation: ask, then write on accept. write makes the
-// write with a store confirmed by elicitation and reports whether it
-// landed now (false: queued).
-func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, question, proposal, command string,
-	onDecline func(), write func(context.Context, *memory.Store) (any, ProposalStatus, error)) (ProposalResult, error) {
+// write with a store confirmed by elicitation and says what became of it.
+func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, tool, question, proposal, command string,
+	onDecline func(), write func(context.Context, *memory.Store) (any, ProposalStatus, error)) (any, error) {
 	res := ProposalResult{Proposal: proposal, Command: command}
-	ans, why := askPerson(ctx, c.ss, question+"\n\n"+proposal)
+	ans, why, input, err := s.ask(c, tool, question+"\n\n"+proposal, proposal)
+	if err != nil {
+		return nil, err
+	}
+	if input != nil {
+		return input, nil
+	}
 	switch ans {
 	case answerNobody:
 		res.Status = ProposalNeedsPerson
@@ -110,7 +161,7 @@ func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, q
 		return res, nil
 	}
 	if c.f.Active() {
-		return res, errActive
+		return nil, errActive
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -121,7 +172,7 @@ func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, q
 	}
 	out, status, err := write(ctx, st)
 	if err != nil {
-		return res, fmt.Errorf("the person accepted, but the write failed: %w", err)
+		return nil, fmt.Errorf("the person accepted, but the write failed: %w", err)
 	}
 	res.Result, res.Status, res.ConfirmedBy = out, status, memory.ConfirmedMCPElicitation
 	switch status {
@@ -150,7 +201,7 @@ func (s *mcpServer) rulePropose(ctx context.Context, c *mcpCall, in mcpRuleArg) 
 		return ProposalResult{Status: ProposalExists, Proposal: rule, Message: claude + " already has this rule; nothing to do"}, nil
 	}
 	question := fmt.Sprintf("An agent proposes a project rule for %s (under \"## Project Rules\"). Accept writes it exactly as below and commits \"progress: project rule added\"; decline writes nothing.", claude)
-	return s.propose(ctx, c, st, question, rule, command,
+	return s.propose(ctx, c, st, "rule_propose", question, rule, command,
 		func() { _ = st.DeclineRule(rule) }, // as at the terminal: not proposed again by rule detect
 		func(ctx context.Context, st *memory.Store) (any, ProposalStatus, error) {
 			r, err := st.AddRule(ctx, rule)
@@ -186,7 +237,7 @@ func (s *mcpServer) trapPropose(ctx context.Context, c *mcpCall, in mcpTrapArg) 
 		command += " --flavor=" + in.Flavor
 	}
 	question := fmt.Sprintf("An agent proposes a trap record for %s. Accept writes it exactly as below; decline writes nothing.", where)
-	return s.propose(ctx, c, st, question, trap.Render(), command, nil,
+	return s.propose(ctx, c, st, "trap_propose", question, trap.Render(), command, nil,
 		func(ctx context.Context, st *memory.Store) (any, ProposalStatus, error) {
 			r, err := st.RecordTrap(ctx, trap)
 			return r, proposalStatus(r.Status), err
@@ -240,7 +291,7 @@ func (s *mcpServer) compoundGate(ctx context.Context, c *mcpCall, in mcpGateArg)
 		}
 	}
 	question := "An agent proposes these memory decisions. Accept applies all of them in one commit; decline decides nothing (the candidates stay queued)."
-	return s.propose(ctx, c, st, question, strings.TrimRight(b.String(), "\n"), command, nil,
+	return s.propose(ctx, c, st, "compound_gate", question, strings.TrimRight(b.String(), "\n"), command, nil,
 		func(ctx context.Context, st *memory.Store) (any, ProposalStatus, error) {
 			disabled, warns := st.NoteExplicit(ds)
 			r, err := st.ApplyDecisions(ctx, ds)
