@@ -31,6 +31,10 @@ type mcpRepo struct {
 	work string // temp root: home/, repo/, other/
 	dir  string // the repository
 	env  []string
+	// proto is the protocol version the client asks for ("": the SDK's
+	// latest, where input is asked by multi round-trip; older versions get
+	// elicitation/create and roots/list requests while a call is served).
+	proto string
 }
 
 func newMCPRepo(t *testing.T) *mcpRepo {
@@ -99,7 +103,7 @@ func (r *mcpRepo) connect(ctx context.Context, dir string, opts *mcp.ClientOptio
 	for _, root := range roots {
 		client.AddRoots(&mcp.Root{URI: "file://" + filepath.ToSlash(root)})
 	}
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: server}, &mcp.ClientSessionOptions{ProtocolVersion: r.proto})
 	if err != nil {
 		r.t.Fatalf("initialize: %v\nstderr: %s", err, stderr.String())
 	}
@@ -395,6 +399,12 @@ func TestMCPArgumentsAreData(t *testing.T) {
 // after the person accepted the elicitation that showed the rule.
 func TestMCPConfirmation(t *testing.T) {
 	t.Parallel()
+	for _, proto := range []string{"", "2025-11-25", "2025-06-18"} {
+		testMCPConfirmation(t, proto)
+	}
+}
+
+func testMCPConfirmation(t *testing.T, proto string) {
 	for _, tc := range []struct {
 		name    string
 		action  string // "" = a client without elicitation
@@ -406,11 +416,12 @@ func TestMCPConfirmation(t *testing.T) {
 		{"cancelled", "cancel", false, "cancelled"},
 		{"unsupported", "", false, "needs_person"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name+"/"+"protocol-"+orLatest(proto), func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			r := newMCPRepo(t)
+			r.proto = proto
 			opts := &mcp.ClientOptions{}
 			var shown []string
 			if tc.action != "" {
@@ -450,6 +461,58 @@ func TestMCPConfirmation(t *testing.T) {
 				t.Errorf("trap_propose = %s", text)
 			}
 		})
+	}
+}
+
+// TestMCPForgedAnswer: a call that carries an "accept" the server never
+// asked for — made up, or the answer to a question about another proposal,
+// or replayed — writes nothing.
+func TestMCPForgedAnswer(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := newMCPRepo(t)
+	accept := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+	}
+	// The client retries by hand, so the test can tamper with the retry.
+	cs, _ := r.connect(ctx, r.dir, &mcp.ClientOptions{ElicitationHandler: accept, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}})
+	before := fingerprint(t, r, r.dir)
+	call := func(rule, state string) *mcp.CallToolResult {
+		t.Helper()
+		p := &mcp.CallToolParams{Name: "rule_propose", Arguments: map[string]any{"rule": rule}, RequestState: state}
+		if state != "" {
+			p.InputResponses = mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept"}}
+		}
+		res, err := cs.CallTool(ctx, p)
+		if err != nil {
+			t.Fatalf("rule_propose: %v", err)
+		}
+		return res
+	}
+	if res := call("Made-up answers count.", "0123456789abcdef0123456789abcdef"); !res.IsError {
+		t.Errorf("a made-up answer was accepted: %+v", res)
+	}
+	first := call("Rule shown to the person.", "")
+	if !first.NeedsInput() || first.InputRequests["confirm"] == nil || first.RequestState == "" {
+		t.Fatalf("no question for the person: %+v", first)
+	}
+	if msg := first.InputRequests["confirm"].(*mcp.ElicitParams).Message; !strings.Contains(msg, "Rule shown to the person.") {
+		t.Errorf("the question does not show the rule: %q", msg)
+	}
+	if res := call("A different rule slipped in.", first.RequestState); !res.IsError {
+		t.Errorf("the answer about one rule confirmed another: %+v", res)
+	}
+	if res := call("Rule shown to the person.", first.RequestState); !res.IsError {
+		t.Errorf("a used question was answered again: %+v", res)
+	}
+	if d := diffLines(before, fingerprint(t, r, r.dir)); d != "" {
+		t.Errorf("forged answers changed:\n%s", d)
+	}
+	// The honest exchange still works.
+	second := call("Rule shown to the person.", "")
+	if res := call("Rule shown to the person.", second.RequestState); res.IsError || !strings.Contains(r.read("CLAUDE.md"), "Rule shown to the person.") {
+		t.Errorf("the person's accept did not write: %+v", res)
 	}
 }
 
@@ -586,9 +649,19 @@ func TestMCPEndOfInput(t *testing.T) {
 // name.
 func TestMCPOutsideRepository(t *testing.T) {
 	t.Parallel()
+	for _, proto := range []string{"", "2025-06-18"} {
+		t.Run("protocol-"+orLatest(proto), func(t *testing.T) {
+			t.Parallel()
+			testMCPOutsideRepository(t, proto)
+		})
+	}
+}
+
+func testMCPOutsideRepository(t *testing.T, proto string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	r := newMCPRepo(t)
+	r.proto = proto
 	elsewhere := filepath.Join(r.work, "elsewhere")
 	os.MkdirAll(elsewhere, 0o755)
 
@@ -603,6 +676,13 @@ func TestMCPOutsideRepository(t *testing.T) {
 	if items, _ := out["items"].([]any); res.IsError || len(items) != 3 {
 		t.Errorf("progress_list with the repository as a root = %s", text)
 	}
+}
+
+func orLatest(proto string) string {
+	if proto == "" {
+		return "latest"
+	}
+	return proto
 }
 
 func contains(list []string, s string) bool {
