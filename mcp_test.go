@@ -295,10 +295,6 @@ func TestMCP(t *testing.T) {
 	if len(asked) != 1 || !strings.Contains(asked[0], rule) {
 		t.Errorf("the person was not shown the exact rule: %q", asked)
 	}
-	// check accepts a rule a person confirmed by elicitation.
-	if out, err := exec.Command("sh", "-c", "cd "+r.dir+" && git scribe check --format json").CombinedOutput(); strings.Contains(string(out), "without a person's confirmation") {
-		t.Errorf("check flags the elicitation-confirmed rule (%v):\n%s", err, out)
-	}
 
 	out, res, text = callTool(t, ctx, cs, "trap_propose", map[string]any{"title": "Mocked clock hid a timezone bug",
 		"pattern": "Tests froze time in UTC", "context": "Date arithmetic", "catch_signal": "Run tests under another TZ"})
@@ -323,6 +319,30 @@ func TestMCP(t *testing.T) {
 	if len(asked) != 2 {
 		t.Errorf("the person was asked about an unknown candidate: %q", asked)
 	}
+	r.write("memory-session.txt", "User: Note that the release train leaves every Tuesday at ten.\n\nAssistant: Noted.\n")
+	r.run("git", "scribe", "compound", "collect", "--transcript", "memory-session.txt")
+	out, _, text = callTool(t, ctx, cs, "compound_list", map[string]any{})
+	queue, _ := out["queue"].([]any)
+	if len(queue) != 1 {
+		t.Fatalf("compound_list after collect = %s", text)
+	}
+	id := queue[0].(map[string]any)["candidate_id"].(string)
+	out, res, text = callTool(t, ctx, cs, "compound_gate", map[string]any{"approve": []string{id}})
+	if res.IsError || out["written"] != true {
+		t.Errorf("accepted compound_gate = %s", text)
+	}
+	if len(asked) != 3 || !strings.Contains(asked[2], id) || !strings.Contains(asked[2], "Promote") {
+		t.Errorf("the person was not shown the decision: %q", asked)
+	}
+	if msg := r.run("git", "log", "-1", "--format=%B"); !strings.Contains(msg, "progress: memory +1 -0 (compound)") || !strings.Contains(msg, "Scribe-Confirmed: mcp-elicitation") {
+		t.Errorf("gate commit = %s", msg)
+	}
+	// check accepts what a person confirmed by elicitation.
+	chk := exec.Command("git", "scribe", "check", "--format", "json")
+	chk.Dir, chk.Env = r.dir, r.env
+	if out, _ := chk.CombinedOutput(); strings.Contains(string(out), "without a person's confirmation") {
+		t.Errorf("check flags elicitation-confirmed writes:\n%s", out)
+	}
 }
 
 // TestMCPArgumentsAreData sends the calls that used to become command-line
@@ -344,6 +364,9 @@ func TestMCPArgumentsAreData(t *testing.T) {
 	r.run("git", "add", "staged.txt")
 	r.write("api.go", "package api // unstaged\n")
 	r.write("untracked.txt", "untracked\n")
+	if err := os.Symlink(filepath.Join(r.work, "secret.txt"), filepath.Join(r.dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
 
 	asked := 0
 	cs, _ := r.connect(ctx, r.dir, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -369,6 +392,7 @@ func TestMCPArgumentsAreData(t *testing.T) {
 		{"followups_extract", map[string]any{"transcript": "../secret.txt"}, "outside the repository"},
 		{"followups_extract", map[string]any{"transcript": filepath.Join(r.work, "secret.txt")}, "outside the repository"},
 		{"followups_extract", map[string]any{"transcript": ".git/config"}, "inside the git dir"},
+		{"followups_extract", map[string]any{"transcript": "link.txt"}, "outside the repository"},
 		{"followups_extract", map[string]any{"transcript": "--route=x.yaml"}, "no such file"},
 		{"compound_gate", map[string]any{"approve": []string{"--all"}}, "not queued"},
 		{"bridge_read", map[string]any{"dir": other}, "additional properties"},
