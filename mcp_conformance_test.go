@@ -144,10 +144,9 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		t.Errorf("an accepted rule is not in CLAUDE.md:\n%s", r.read("CLAUDE.md"))
 	}
 
-	lock := filepath.Join(r.dir, ".git", "index.lock")
-	os.WriteFile(lock, nil, 0o644)
-	r.run("git", "scribe", "progress", "done", "Phase 1 docs") // queued: a write bridge_read must not land
-	os.Remove(lock)
+	r.run("git", "checkout", "-q", "--detach")
+	r.run("git", "scribe", "progress", "done", "Phase 1 docs") // queued (HEAD is detached): a write the read tools must not land
+	r.run("git", "checkout", "-q", "main")
 	before = fingerprint(t, r, r.dir)
 	so = step("bridge")
 	for _, c := range so.Results {

@@ -423,12 +423,13 @@ func TestMCPArgumentsAreData(t *testing.T) {
 // after the person accepted the elicitation that showed the rule.
 func TestMCPConfirmation(t *testing.T) {
 	t.Parallel()
-	for _, proto := range []string{"", "2025-11-25", "2025-06-18"} {
-		testMCPConfirmation(t, proto)
-	}
+	// The latest protocol asks by multi round-trip; an older one by
+	// elicitation/create while the call is served.
+	testMCPConfirmation(t, "", "accepted", "declined", "cancelled", "unsupported")
+	testMCPConfirmation(t, "2025-06-18", "accepted", "declined", "unsupported")
 }
 
-func testMCPConfirmation(t *testing.T, proto string) {
+func testMCPConfirmation(t *testing.T, proto string, cases ...string) {
 	for _, tc := range []struct {
 		name    string
 		action  string // "" = a client without elicitation
@@ -440,7 +441,10 @@ func testMCPConfirmation(t *testing.T, proto string) {
 		{"cancelled", "cancel", false, "cancelled"},
 		{"unsupported", "", false, "needs_person"},
 	} {
-		t.Run(tc.name+"/"+"protocol-"+orLatest(proto), func(t *testing.T) {
+		if !contains(cases, tc.name) {
+			continue
+		}
+		t.Run(tc.name+"/protocol-"+orLatest(proto), func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -549,10 +553,9 @@ func TestMCPReadOnly(t *testing.T) {
 	r := newMCPRepo(t)
 	r.run("git", "scribe", "wrap", "--mode", "bridge+journal", "--hint", "Parser streams now.")
 	r.write("session.txt", "User: next session we should migrate the cache\n")
-	lock := filepath.Join(r.dir, ".git", "index.lock")
-	os.WriteFile(lock, nil, 0o644)
-	r.run("git", "scribe", "progress", "done", "Paging") // queued: the index is locked
-	os.Remove(lock)
+	r.run("git", "checkout", "-q", "--detach")
+	r.run("git", "scribe", "progress", "done", "Paging") // queued (HEAD is detached): a write the read tools must not land
+	r.run("git", "checkout", "-q", "main")
 	if q := r.run("git", "scribe", "status", "--json"); !strings.Contains(q, `"kind"`) {
 		t.Fatalf("nothing queued to tempt the read tools:\n%s", q)
 	}
