@@ -30,22 +30,26 @@ func newMCPCmd(f *Factory) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve scribe to an MCP client (stdio): bridge, journal, progress, status, proposals",
 		Long: `mcp runs a Model Context Protocol server on stdin/stdout for any MCP-capable
-agent. stdout carries protocol frames only; logs go to stderr. Tools:
+agent. stdout carries protocol frames only; logs go to stderr.
 
-  bridge_read        the bridge note, with the cited files changed since it was written  (read only)
-  journal_tail       the newest journal entries                                         (read only)
-  progress_list      progress.md checkboxes                                             (read only)
-  status             queued writes, locks, last wrap                                    (read only)
-  followups_extract  follow-ups in a transcript that no durable source holds            (read only)
-  compound_list      pending memory candidates                                          (read only)
-  progress_done      tick progress.md items (a progress: commit)                        (writes)
-  rule_propose       a project rule for CLAUDE.md                                       (writes after a person's yes)
-  trap_propose       a novel trap record                                                (writes after a person's yes)
-  compound_gate      promote or reject memory candidates by id                          (writes after a person's yes)
+Read-only tools (they write nothing, not even queued writes):
 
-Tool arguments are data, never command-line flags or paths outside the
-repository. Read-only tools write nothing: queued writes are landed by the
-next writing command, not by them.
+  bridge_read        the bridge note, and which files it cites changed since
+  journal_tail       the newest journal entries
+  progress_list      progress.md checkboxes
+  status             queued writes, locks, last wrap
+  followups_extract  follow-ups in a transcript that no durable source holds
+  compound_list      pending memory candidates
+
+Writing tools:
+
+  progress_done      tick progress.md items (a progress: commit)
+  rule_propose       a project rule for CLAUDE.md      (after a person's yes)
+  trap_propose       a novel trap record               (after a person's yes)
+  compound_gate      promote or reject memory candidates (after a person's yes)
+
+Tool arguments are data, checked against each tool's JSON Schema: never
+command-line flags, paths outside the repository, or another repository.
 
 A proposal is written only when the person confirms it in their MCP client:
 the server sends an elicitation showing exactly what would be written, and
