@@ -599,7 +599,7 @@ func TestMCPEndOfInput(t *testing.T) {
 		in.Write(append(b, '\n'))
 	}
 	line(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
-		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "0"}}})
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{"elicitation": map[string]any{}}, "clientInfo": map[string]any{"name": "raw", "version": "0"}}})
 	line(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	in.WriteString("{this is not json\n")
 	in.WriteString(`{"jsonrpc":"2.0","id":"bad","method":7}` + "\n")
@@ -609,7 +609,10 @@ func TestMCPEndOfInput(t *testing.T) {
 		case 5:
 			name, args = "progress_done", map[string]any{"items": []string{"Paging"}}
 		case 7:
-			name, args = "rule_propose", map[string]any{"rule": "Never force-push main."} // no elicitation: answered, not written
+			// The client offers elicitation but has closed its input:
+			// nobody can answer the question, so the call is answered with
+			// an error and nothing is written.
+			name, args = "rule_propose", map[string]any{"rule": "Never force-push main."}
 		case 9:
 			name = "bridge_read"
 		}
@@ -626,12 +629,17 @@ func TestMCPEndOfInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	answered := map[string]map[string]any{}
+	asked := false
 	sc := bufio.NewScanner(outPipe)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Errorf("stdout line is not JSON: %q", sc.Text())
+			continue
+		}
+		if m["method"] == "elicitation/create" {
+			asked = true
 			continue
 		}
 		answered[fmt.Sprint(m["id"])] = m
@@ -650,7 +658,7 @@ func TestMCPEndOfInput(t *testing.T) {
 	n := 0
 	for i := 1; i <= 10; i++ {
 		m := answered[fmt.Sprint(i)]
-		if m == nil || m["result"] == nil {
+		if m == nil || (m["result"] == nil && i != 7) || (i == 7 && m["error"] == nil && m["result"] == nil) {
 			t.Errorf("call %d unanswered: %v", i, m)
 			continue
 		}
@@ -669,6 +677,7 @@ func TestMCPEndOfInput(t *testing.T) {
 	if strings.Contains(r.read("CLAUDE.md"), "force-push") {
 		t.Errorf("a rule was written without a person")
 	}
+	t.Logf("rule_propose after end of input (asked: %v): %v", asked, answered["7"])
 }
 
 // TestMCPOutsideRepository: started outside a repository the server still
