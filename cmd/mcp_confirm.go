@@ -137,6 +137,9 @@ func (s *mcpServer) ask(c *mcpCall, tool, message, proposal string) (personAnswe
 // write with a store confirmed by elicitation and says what became of it.
 func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, tool, question, proposal, command string,
 	onDecline func(), write func(context.Context, *memory.Store) (any, ProposalStatus, error)) (any, error) {
+	if c.f.Active() {
+		return nil, errActive
+	}
 	res := ProposalResult{Proposal: proposal, Command: command}
 	ans, why, input, err := s.ask(c, tool, question+"\n\n"+proposal, proposal)
 	if err != nil {
@@ -159,9 +162,6 @@ func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, t
 	case answerCancel:
 		res.Status, res.Message = ProposalCancelled, "nothing written: the person dismissed the question without answering"
 		return res, nil
-	}
-	if c.f.Active() {
-		return nil, errActive
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
