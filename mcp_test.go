@@ -585,6 +585,24 @@ func TestMCPReadOnly(t *testing.T) {
 	if strings.Contains(r.read("progress.md"), "[x] Paging") {
 		t.Errorf("a read-only tool landed the queued tick")
 	}
+
+	// A repository whose vault files an earlier scribe committed on the
+	// branch: reading them imports or regenerates nothing.
+	legacy := newMCPRepo(t)
+	legacy.write(".claude/sonmat/bridge-note.md", "# Bridge Note\n\nWritten by hand before the vault had a ref.\n")
+	legacy.write(".claude/sonmat/journal.md", "# Journal\n")
+	legacy.run("git", "add", "-f", ".claude/sonmat")
+	legacy.run("git", "commit", "-q", "-m", "vault files on the branch")
+	cs, _ = legacy.connect(ctx, legacy.dir, nil)
+	before = fingerprint(t, legacy, legacy.dir)
+	for _, tool := range []string{"bridge_read", "journal_tail", "status", "progress_list", "compound_list"} {
+		if _, res, text := callTool(t, ctx, cs, tool, map[string]any{}); res.IsError {
+			t.Errorf("%s: %s", tool, text)
+		}
+	}
+	if d := diffLines(before, fingerprint(t, legacy, legacy.dir)); d != "" {
+		t.Errorf("read-only tools changed a repository with its vault on the branch:\n%s", d)
+	}
 }
 
 // TestMCPEndOfInput writes ten calls (one of them a write), a malformed
