@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
@@ -96,6 +98,7 @@ type mcpServer struct {
 	mu    sync.Mutex
 	roots map[*mcp.ServerSession]string // the repository a session's roots named
 	asks  map[string]pendingAsk         // questions put to a person, by request state
+	args  map[string][]string           // each tool's argument names
 }
 
 // mcpCall is one tool call's repository, session and request.
@@ -199,6 +202,15 @@ func contains(list []string, s string) bool {
 // addTool registers a typed tool whose handler runs on the call's
 // repository; an error becomes an isError result with its message.
 func addTool[In any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.Context, *mcpCall, In) (any, error)) {
+	if s.args == nil {
+		s.args = map[string][]string{}
+	}
+	if schema, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		for name := range schema.Properties {
+			s.args[t.Name] = append(s.args[t.Name], name)
+		}
+		sort.Strings(s.args[t.Name])
+	}
 	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		c, ask, err := s.open(ctx, req)
 		if err != nil {
@@ -226,10 +238,16 @@ func (s *mcpServer) server(log *slog.Logger) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "git-scribe", Title: "git-scribe", Version: version()}, &mcp.ServerOptions{
 		Logger:       log,
 		Capabilities: &mcp.ServerCapabilities{},
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+			s.mu.Lock()
+			delete(s.roots, req.Session) // named again at the next call
+			s.mu.Unlock()
+		},
 		Instructions: "git-scribe keeps session results in this git repository. Read the bridge note at the start of a task " +
 			"(a hypothesis to verify, not a fact). Proposals (rules, traps, memories) are written only after the person " +
 			"accepts them in the client's confirmation dialog; you cannot confirm for them.",
 	})
+	srv.AddReceivingMiddleware(s.argumentErrors)
 	no := false
 	read := func(title string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
@@ -269,4 +287,38 @@ func (s *mcpServer) server(log *slog.Logger) *mcp.Server {
 		Description: "Propose promoting or rejecting memory candidates by id (see compound_list). The person is asked in the client (MCP elicitation) with every decision and the text it promotes; nothing is decided unless they accept. Without ids the pending candidates come back and nothing is asked."},
 		s.compoundGate)
 	return srv
+}
+
+// argumentErrors rewrites the SDK's schema-validation failure of a tool
+// call into a message that names the tool, says nothing was done and which
+// arguments it takes — and, for an agent's "confirmed", why there is none.
+func (s *mcpServer) argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError || len(r.Content) != 1 {
+			return res, err
+		}
+		tc, ok := r.Content[0].(*mcp.TextContent)
+		const prefix = `validating "arguments": `
+		if !ok || !strings.HasPrefix(tc.Text, prefix) {
+			return res, err
+		}
+		name := ""
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			name = p.Name
+		}
+		detail := strings.TrimPrefix(strings.TrimPrefix(tc.Text, prefix), "validating root: ")
+		msg := fmt.Sprintf("%s: invalid arguments, nothing done: %s", name, detail)
+		if args := s.args[name]; len(args) > 0 {
+			msg += " (its arguments: " + strings.Join(args, ", ") + ")"
+		} else {
+			msg += " (it takes no arguments)"
+		}
+		if strings.Contains(detail, `"confirmed"`) {
+			msg += `; there is no "confirmed": the person confirms a proposal in the client's dialog (MCP elicitation), and an agent cannot confirm for them`
+		}
+		tc.Text = msg
+		return res, err
+	}
 }
