@@ -730,6 +730,19 @@ func testMCPOutsideRepository(t *testing.T, proto string) {
 	if items, _ := out["items"].([]any); res.IsError || len(items) != 3 {
 		t.Errorf("progress_list with the repository as a root = %s", text)
 	}
+
+	// -C naming no repository: the server still starts and says so per call.
+	stderr := &lockedBuffer{}
+	server := exec.Command("git", "scribe", "-C", filepath.Join(r.work, "missing"), "mcp")
+	server.Dir, server.Env, server.Stderr = r.dir, r.env, stderr
+	bad, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: server}, nil)
+	if err != nil {
+		t.Fatalf("initialize with a bad -C: %v\n%s", err, stderr.String())
+	}
+	defer bad.Close()
+	if _, res, text := callTool(t, ctx, bad, "status", map[string]any{}); !res.IsError || !strings.Contains(text, "-C") || !strings.Contains(text, "missing") {
+		t.Errorf("status with a bad -C = %s", text)
+	}
 }
 
 func orLatest(proto string) string {

@@ -75,11 +75,15 @@ func runMCP(ctx context.Context, f *Factory) error {
 	s := &mcpServer{env: f.Env}
 	if r, err := f.Repo(ctx); err == nil {
 		s.dir = r.WorkTree
-	} else if f.Dir != "" {
-		return err // -C named a directory that is not a repository: the person's typo
 	} else {
-		s.startErr = err
-		log.Warn("started outside a git repository; tools use the client's roots", "error", err)
+		// Still serve, so the client gets a clear answer to every call
+		// rather than a server that died before the handshake.
+		s.startErr, s.named = err, f.Dir != ""
+		if s.named {
+			log.Warn("-C names no git repository; every tool call answers with this error", "error", err)
+		} else {
+			log.Warn("started outside a git repository; tools use the client's roots", "error", err)
+		}
 	}
 	err := s.server(log).Run(ctx, &mcpStdio{in: f.IO.In, out: f.IO.Out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
@@ -92,6 +96,7 @@ func runMCP(ctx context.Context, f *Factory) error {
 type mcpServer struct {
 	dir      string // the repository's work tree; "" when started outside one
 	startErr error  // why dir is empty
+	named    bool   // -C named the directory: the client's roots do not replace it
 	env      []string
 	writeMu  sync.Mutex // one write at a time (answers from people may arrive together)
 
@@ -123,6 +128,9 @@ func multiRoundTrip(ss *mcp.ServerSession) bool {
 // input request for the client's roots when they are still to be listed.
 func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest) (c *mcpCall, ask *mcp.CallToolResult, err error) {
 	dir := s.dir
+	if dir == "" && s.named {
+		return nil, nil, fmt.Errorf("git scribe mcp -C: %s; fix the server's -C in the client's configuration", errorText(s.startErr))
+	}
 	if dir == "" {
 		if dir, ask, err = s.fromRoots(ctx, req); err != nil || ask != nil {
 			return nil, ask, err
