@@ -64,17 +64,17 @@ func mcpSchema[T any](tune func(props map[string]*jsonschema.Schema)) *jsonschem
 func intPtr(n int) *int           { return &n }
 func floatPtr(n float64) *float64 { return &n }
 
-// text is a non-empty single string of at most max bytes.
-func text(p *jsonschema.Schema, max int) {
+// boundText makes p a non-empty single string of at most max bytes.
+func boundText(p *jsonschema.Schema, max int) {
 	p.Type, p.Types = "string", nil
 	p.MinLength, p.MaxLength = intPtr(1), intPtr(max)
 }
 
-// list is an array of such strings, at least min of them.
-func list(p *jsonschema.Schema, min, max, each int) {
+// boundList makes p an array of such strings, min to max of them.
+func boundList(p *jsonschema.Schema, min, max, each int) {
 	p.Type, p.Types = "array", nil
 	p.MinItems, p.MaxItems = intPtr(min), intPtr(max)
-	text(p.Items, each)
+	boundText(p.Items, each)
 }
 
 func tuneJournal(ps map[string]*jsonschema.Schema) {
@@ -82,23 +82,23 @@ func tuneJournal(ps map[string]*jsonschema.Schema) {
 	ps["n"].Default = json.RawMessage("5")
 }
 
-func tuneProgressDone(ps map[string]*jsonschema.Schema) { list(ps["items"], 1, 50, 500) }
+func tuneProgressDone(ps map[string]*jsonschema.Schema) { boundList(ps["items"], 1, 50, 500) }
 
-func tuneFollowups(ps map[string]*jsonschema.Schema) { text(ps["transcript"], 4096) }
+func tuneFollowups(ps map[string]*jsonschema.Schema) { boundText(ps["transcript"], 4096) }
 
-func tuneRule(ps map[string]*jsonschema.Schema) { text(ps["rule"], 1000) }
+func tuneRule(ps map[string]*jsonschema.Schema) { boundText(ps["rule"], 1000) }
 
 func tuneTrap(ps map[string]*jsonschema.Schema) {
 	for _, k := range []string{"title", "pattern", "context", "catch_signal"} {
-		text(ps[k], 2000)
+		boundText(ps[k], 2000)
 	}
 	ps["scope"].Enum = []any{"project", "universal"}
 	ps["flavor"].Enum = []any{"verification_failure", "spec_gap"}
 }
 
 func tuneGate(ps map[string]*jsonschema.Schema) {
-	list(ps["approve"], 0, 100, 200)
-	list(ps["reject"], 0, 100, 200)
+	boundList(ps["approve"], 0, 100, 200)
+	boundList(ps["reject"], 0, 100, 200)
 }
 
 // BridgeResult is the bridge_read tool's answer.
