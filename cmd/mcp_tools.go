@@ -64,7 +64,7 @@ func mcpSchema[T any](tune func(props map[string]*jsonschema.Schema)) *jsonschem
 func intPtr(n int) *int           { return &n }
 func floatPtr(n float64) *float64 { return &n }
 
-// boundText makes p a non-empty single string of at most max bytes.
+// boundText makes p a non-empty string of at most max characters.
 func boundText(p *jsonschema.Schema, max int) {
 	p.Type, p.Types = "string", nil
 	p.MinLength, p.MaxLength = intPtr(1), intPtr(max)
