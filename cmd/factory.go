@@ -23,6 +23,9 @@ type Factory struct {
 	Dir string
 
 	hookMode bool
+	// readOnly opens the vault for reading only (MCP's read tools): no
+	// import, no view refresh.
+	readOnly bool
 	repo     *gitops.Repo
 	cfg      *config.Loaded
 }
@@ -117,7 +120,7 @@ func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 		}
 	}
 	v := &vault.Vault{Repo: r, Config: c.Config, Redact: redact,
-		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }}
+		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }, ReadOnly: f.readOnly}
 	// One landing for every kind the queue holds: memory's confirmed
 	// writes land with the wrap's records.
 	v.Landers = map[string]vault.Lander{memory.KindMemory: func(ctx context.Context) (int, string, []string) {

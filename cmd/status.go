@@ -75,22 +75,36 @@ commit) land at the next synchronous command such as git scribe wrap.`,
 }
 
 func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
-	v, err := f.Vault(ctx)
+	rep, err := buildStatus(ctx, f)
 	if err != nil {
 		return err
 	}
-	r := v.Repo
+	if asJSON {
+		return printJSON(f.IO, rep)
+	}
+	renderStatus(f.IO, rep)
+	return nil
+}
+
+// buildStatus gathers the status report; it reads only (the MCP status tool
+// relies on it).
+func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 	rep := StatusReport{Queue: []QueuedRecord{}, Locks: []gitops.HeldLock{}}
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return rep, err
+	}
+	r := v.Repo
 	head, err := r.Head(ctx)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	rep.Branch, rep.Head = strings.TrimPrefix(head.Ref, "refs/heads/"), head.Commit
 	p := v.Config.Paths
 	v.Migrate(ctx)
 	tip, vfiles, err := v.ReadVault(ctx, notes.BridgeVaultPath(head.Ref), notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	rep.Vault = tip
 	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + notes.BridgeVaultPath(head.Ref), View: p.BridgeNote},
@@ -139,25 +153,26 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	}
 	rep.Memory = memoryStatus(ctx, f)
 	rep.Dispatchable = dispatchableCards(ctx, f)
-	if asJSON {
-		return printJSON(f.IO, rep)
-	}
-	out := f.IO.Out
+	return rep, nil
+}
+
+func renderStatus(ios *IOStreams, rep StatusReport) {
+	out := ios.Out
 	branch := rep.Branch
 	if branch == "" {
 		branch = "(detached HEAD)"
 	}
-	fmt.Fprintf(out, "%s %s\n", f.IO.Bold("branch:"), branch)
+	fmt.Fprintf(out, "%s %s\n", ios.Bold("branch:"), branch)
 	if rep.LastWrap != nil {
-		fmt.Fprintf(out, "%s %s %s (%s)\n", f.IO.Bold("last wrap:"), rep.LastWrap.SHA[:12], rep.LastWrap.Subject, rep.LastWrap.Date)
+		fmt.Fprintf(out, "%s %s %s (%s)\n", ios.Bold("last wrap:"), rep.LastWrap.SHA[:12], rep.LastWrap.Subject, rep.LastWrap.Date)
 	} else {
-		fmt.Fprintf(out, "%s none yet; run git scribe wrap at the end of a session\n", f.IO.Bold("last wrap:"))
+		fmt.Fprintf(out, "%s none yet; run git scribe wrap at the end of a session\n", ios.Bold("last wrap:"))
 	}
 	tipNote := "no commit yet; the first wrap makes one"
 	if rep.Vault != "" {
 		tipNote = "at " + rep.Vault[:12]
 	}
-	fmt.Fprintf(out, "%s %s %s\n", f.IO.Bold("vault:"), gitops.VaultRef, tipNote)
+	fmt.Fprintf(out, "%s %s %s\n", ios.Bold("vault:"), gitops.VaultRef, tipNote)
 	for _, vf := range rep.Files {
 		mark := "missing"
 		if vf.Exists {
@@ -185,7 +200,7 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			}
 		}
 		fmt.Fprintf(out, "%s %d record(s) waiting (%s); run `git scribe wrap` to land them as one progress: commit\n",
-			f.IO.Bold("queue:"), n, strings.Join(parts, ", "))
+			ios.Bold("queue:"), n, strings.Join(parts, ", "))
 		for _, q := range rep.Queue {
 			if q.Reason != "" {
 				fmt.Fprintf(out, "  %s: %s\n", q.Kind, q.Reason)
@@ -195,11 +210,11 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			fmt.Fprintf(out, "  they cannot land yet: %s\n", strings.TrimPrefix(rep.Blocked, "cannot commit now: "))
 		}
 	} else {
-		fmt.Fprintf(out, "%s empty\n", f.IO.Bold("queue:"))
+		fmt.Fprintf(out, "%s empty\n", ios.Bold("queue:"))
 	}
 	if n := len(rep.Dispatchable); n > 0 {
 		fmt.Fprintf(out, "%s %d card(s) ready for agents (%s); `git scribe dispatch plan` shows what would fire\n",
-			f.IO.Bold("dispatch:"), n, strings.Join(rep.Dispatchable, ", "))
+			ios.Bold("dispatch:"), n, strings.Join(rep.Dispatchable, ", "))
 	}
 	for _, l := range rep.Locks {
 		state := "held"
@@ -210,13 +225,12 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 		if l.Holder != nil {
 			who = l.Holder.String()
 		}
-		fmt.Fprintf(out, "%s %s %s by %s\n", f.IO.Bold("lock:"), l.Name, state, who)
+		fmt.Fprintf(out, "%s %s %s by %s\n", ios.Bold("lock:"), l.Name, state, who)
 	}
 	for _, fl := range rep.Failures {
-		fmt.Fprintf(out, "%s %s\n", f.IO.Bold("failure:"), fl)
+		fmt.Fprintf(out, "%s %s\n", ios.Bold("failure:"), fl)
 	}
-	renderMemoryStatus(f.IO, rep.Memory)
-	return nil
+	renderMemoryStatus(ios, rep.Memory)
 }
 
 // dispatchableCards are the cards with agent work waiting; a vault without

@@ -36,6 +36,9 @@ type pendingOp struct {
 	Decisions []Decision `json:"decisions,omitempty"`
 	Rule      string     `json:"rule,omitempty"`
 	Trap      *Trap      `json:"trap,omitempty"`
+	// Confirmed is how the person said yes (the Scribe-Confirmed value);
+	// empty in records written before it was kept, meaning "yes".
+	Confirmed string `json:"confirmed,omitempty"`
 	// Branch is the branch the person confirmed it on: it lands only there.
 	Branch string `json:"branch,omitempty"`
 	item   gitops.QueueItem
@@ -44,6 +47,9 @@ type pendingOp struct {
 func (s *Store) savePending(op pendingOp) error {
 	if op.Created.IsZero() {
 		op.Created = s.now()
+	}
+	if op.Confirmed == "" {
+		op.Confirmed = s.confirmedBy()
 	}
 	if op.Branch == "" {
 		if head, err := s.Repo.Head(context.Background()); err == nil {
@@ -128,14 +134,18 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 		var res *gitops.CommitResult
 		var err error
 		s.branch = op.Branch
+		via := op.Confirmed
+		if via == "" {
+			via = ConfirmedYes
+		}
 		switch op.Kind {
 		case "gate":
 			var out commitOutcome
-			out, err = s.commitDecisions(ctx, op.Decisions)
+			out, err = s.commitDecisions(ctx, op.Decisions, via)
 			res = out.commit
 		case "rule":
 			var r gitops.CommitResult
-			r, err = s.commitRule(ctx, op.Rule)
+			r, err = s.commitRule(ctx, op.Rule, via)
 			if r.SHA != "" {
 				res = &r
 			}
@@ -145,7 +155,7 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 				break
 			}
 			var tr TrapResult
-			tr, err = s.commitTrap(ctx, *op.Trap)
+			tr, err = s.commitTrap(ctx, *op.Trap, via)
 			res = tr.Commit
 		default:
 			err = fmt.Errorf("unknown pending write kind %q", op.Kind)
@@ -186,7 +196,7 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	if rule == "" {
 		return res, fmt.Errorf("the rule is empty")
 	}
-	c, err := s.commitRule(ctx, rule)
+	c, err := s.commitRule(ctx, rule, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "rule", Rule: rule, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -202,7 +212,7 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResult, error) {
+func (s *Store) commitRule(ctx context.Context, rule, via string) (gitops.CommitResult, error) {
 	p := s.Config.Paths.ClaudeMD
 	return s.commitPaths(ctx, gitops.CommitRequest{
 		Paths:       []string{p},
@@ -220,7 +230,7 @@ func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResul
 			return map[string][]byte{p: []byte(out)}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: yes\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: %s\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 }
@@ -246,7 +256,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	if t.Scope == ScopeUniversal {
 		return s.writeUniversalTrap(t)
 	}
-	res, err := s.commitTrap(ctx, t)
+	res, err := s.commitTrap(ctx, t, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "trap", Trap: &t, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -257,7 +267,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
+func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult, error) {
 	res := TrapResult{Scope: ScopeProject}
 	text := []byte(t.Render())
 	dir := strings.TrimSuffix(s.Config.Paths.TrapDir, "/")
@@ -309,7 +319,7 @@ func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
 			return map[string][]byte{target: text}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: yes\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: %s\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 	if err != nil {

@@ -26,6 +26,9 @@ type Vault struct {
 	NoRemoteLock bool
 	// Notify receives one-time notices for the person (the vault import).
 	Notify func(string)
+	// ReadOnly makes reads write nothing: no import of tracked vault files
+	// (Migrate), no view refresh (RenderView). Read-only MCP tools set it.
+	ReadOnly bool
 	// Landers land the queue's other kinds of deferred write (memory's
 	// confirmed writes), keyed by queue kind: Drain and Wrap call them, so
 	// one landing serves every kind the queue holds.

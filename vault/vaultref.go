@@ -98,7 +98,7 @@ func sum(b []byte) string {
 // alone until the person untracks them. It returns warnings; it never
 // fails a command.
 func (v *Vault) RenderView(ctx context.Context) []string {
-	if !v.Config.View {
+	if !v.Config.View || v.ReadOnly {
 		return nil
 	}
 	head, err := v.Repo.Head(ctx)
@@ -266,7 +266,7 @@ func (v *Vault) excludeView(paths []string) error {
 // commit yet. It runs at most once per process and reports, once per
 // repository, that the tracked copies can be removed.
 func (v *Vault) Migrate(ctx context.Context) {
-	if v.migrated {
+	if v.migrated || v.ReadOnly {
 		return
 	}
 	v.migrated = true
