@@ -349,18 +349,34 @@ func (v *Vault) AppendEntry(ctx context.Context, e notes.Entry, subject, mode st
 		Locks:       []string{"journal"},
 		LockOptions: v.lockOptions(mode),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
-			if coveredEntry(journal, e, false) {
-				return nil, nil
-			}
-			j, a := notes.Append(journal, archive, e, v.Config.JournalMax)
-			out := map[string][]byte{notes.VaultJournal: []byte(j)}
-			if a != archive {
-				out[notes.VaultArchive] = []byte(a)
-			}
+			out := map[string][]byte{}
+			v.appendJournal(cur, out, []notes.Entry{e}, nil)
 			return out, nil
 		},
 		Message: func([]string) string { return scribeMessage(subject, mode, "") },
 	}
 	return v.commitVault(ctx, req)
+}
+
+// appendJournal appends entries to the vault journal of a commit being
+// built (cur: its files now; out: what it writes), archiving past
+// journal_max; an entry whose id the journal has, or that skip says is
+// covered, is left out. It reports whether anything was appended.
+func (v *Vault) appendJournal(cur, out map[string][]byte, entries []notes.Entry, skip func(journal string, i int) bool) bool {
+	journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
+	wrote := false
+	for i, e := range entries {
+		if coveredEntry(journal, e, false) || (skip != nil && skip(journal, i)) {
+			continue
+		}
+		journal, archive = notes.Append(journal, archive, e, v.Config.JournalMax)
+		wrote = true
+	}
+	if wrote {
+		out[notes.VaultJournal] = []byte(journal)
+		if archive != string(cur[notes.VaultArchive]) {
+			out[notes.VaultArchive] = []byte(archive)
+		}
+	}
+	return wrote
 }
