@@ -5,8 +5,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/git-scribe/git-scribe/internal/similarity"
 	"github.com/git-scribe/git-scribe/internal/sentence"
+	"github.com/git-scribe/git-scribe/internal/similarity"
 	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
