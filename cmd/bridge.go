@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // BridgeOptions are bridge's flags.
@@ -40,7 +42,7 @@ prints the note as SessionStart additionalContext.`,
 func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 	if o.Hook {
 		f.hookMode = true
-		var h hookInput
+		var h notes.Hook
 		if data, _ := io.ReadAll(io.LimitReader(o.IO.In, 1<<20)); len(strings.TrimSpace(string(data))) > 0 {
 			_ = json.Unmarshal(data, &h) // unknown or bad input: still inject what we have
 		}

@@ -13,8 +13,8 @@ import (
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/memory"
-	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/ratify"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // DispatchOptions are the dispatch commands' parsed flags.
@@ -148,7 +148,7 @@ func openDispatcher(ctx context.Context, f *Factory, flags dispatch.Flags, progr
 
 // proseWriter is the agent-backed prose for wrap, or nil when neither the
 // bridge nor the journal skill is routed (or the routing is unreadable).
-func proseWriter(ctx context.Context, f *Factory) notes.ProseWriter {
+func proseWriter(ctx context.Context, f *Factory) vault.ProseWriter {
 	dl, err := config.LoadDispatch(f.Env)
 	if err != nil {
 		return nil

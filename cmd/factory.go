@@ -11,8 +11,8 @@ import (
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/memory"
-	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/secrets"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Factory opens what commands need, lazily: nothing is opened until asked.
@@ -69,6 +69,8 @@ func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}
 	}
+	// Queued records are redacted before they are written, like the vault.
+	r.Redact = redact
 	f.repo = r
 	return r, nil
 }
@@ -86,12 +88,17 @@ func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
+	if f.IO != nil {
+		for _, w := range c.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+		}
+	}
 	f.cfg = c
 	return c, nil
 }
 
 // Vault opens the repository's vault with the secret redactor plugged in.
-func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
+func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 	r, err := f.Repo(ctx)
 	if err != nil {
 		return nil, err
@@ -100,6 +107,7 @@ func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.NetworkTimeout = c.Sync.NetworkTimeout
 	if c.Sync.RemoteLock && r.RemoteLock == "" {
 		// sync.remote_lock: every write also locks on the remote. When no
 		// remote can be named, writes defer on "origin" (clearly, queued)
@@ -108,11 +116,11 @@ func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
 			r.RemoteLock = "origin"
 		}
 	}
-	v := &notes.Vault{Repo: r, Config: c.Config, Redact: redact,
+	v := &vault.Vault{Repo: r, Config: c.Config, Redact: redact,
 		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }}
 	// One landing for every kind the queue holds: memory's confirmed
 	// writes land with the wrap's records.
-	v.Landers = map[string]notes.Lander{memory.KindMemory: func(ctx context.Context) (int, string, []string) {
+	v.Landers = map[string]vault.Lander{memory.KindMemory: func(ctx context.Context) (int, string, []string) {
 		st, err := f.Memory(ctx)
 		if err != nil {
 			return 0, err.Error(), nil

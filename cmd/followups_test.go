@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -55,7 +56,7 @@ func fuRun(t *testing.T, dir, stdin string, prompt bool, args ...string) fuResul
 
 func fuTranscript(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "notes", "testdata", "transcripts", "followups-en.jsonl"))
+	p, err := filepath.Abs(filepath.Join("..", "followups", "testdata", "transcripts", "followups-en.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestFollowupsNonInteractive(t *testing.T) {
 
 func TestParseRouteAnswer(t *testing.T) {
 	t.Parallel()
-	orphans := []notes.Candidate{{N: 1, Text: "a"}, {N: 2, Text: "b"}, {N: 3, Text: "c"}}
+	orphans := []followups.Candidate{{N: 1, Text: "a"}, {N: 2, Text: "b"}, {N: 3, Text: "c"}}
 	tests := []struct {
 		in      string
 		want    string // to/project/task per orphan

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
-func renderWrap(ios *IOStreams, rep notes.WrapReport) {
+func renderWrap(ios *IOStreams, rep vault.WrapReport) {
 	out := ios.Out
 	switch rep.Status {
 	case "committed":

@@ -12,6 +12,7 @@ import (
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/memory"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // StatusReport is `git scribe status --json`.
@@ -176,10 +177,10 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			kinds[q.Kind]++
 		}
 		var parts []string
-		for _, k := range []string{notes.KindCommit, notes.KindPlan, notes.KindRoute, memory.KindMemory, dispatch.KindDispatch} {
+		for _, k := range []string{vault.KindCommit, vault.KindPlan, vault.KindRoute, memory.KindMemory, dispatch.KindDispatch} {
 			if kinds[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)",
-					notes.KindPlan: "deferred wrap(s)", notes.KindRoute: "follow-up routing(s)",
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{vault.KindCommit: "recorded commit(s)",
+					vault.KindPlan: "deferred wrap(s)", vault.KindRoute: "follow-up routing(s)",
 					memory.KindMemory: "confirmed memory write(s)", dispatch.KindDispatch: "dispatch pass(es), landed by git scribe dispatch run"}[k]))
 			}
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // SyncOptions are sync's flags.
@@ -57,7 +57,7 @@ Exit status: 0 synced, 2 the remote cannot be reached or its lock is held.`,
 
 // SyncReport is `git scribe sync --json`.
 type SyncReport struct {
-	notes.SyncReport
+	vault.SyncReport
 	Landed         int    `json:"landed_from_queue"`
 	Waiting        string `json:"queue_waiting,omitempty"`
 	RemoteTracking string `json:"remote_tracking"`
@@ -89,7 +89,7 @@ func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("no remote named %q; add it with git remote add %s URL, or pass --remote", remote, remote)}
 	}
 	done := o.IO.Progress("syncing the vault with " + remote)
-	var sr notes.SyncReport
+	var sr vault.SyncReport
 	run := func() error {
 		var err error
 		sr, err = v.Sync(ctx, remote)
@@ -114,7 +114,7 @@ func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
 }
 
 // withRemoteSyncLock holds refs/scribe/locks/sync on the remote around fn.
-func withRemoteSyncLock(ctx context.Context, v *notes.Vault, remote string, fn func() error) error {
+func withRemoteSyncLock(ctx context.Context, v *vault.Vault, remote string, fn func() error) error {
 	rl, err := v.Repo.AcquireRemote(ctx, remote, []string{gitops.SyncLock}, gitops.LockOptions{Timeout: v.Config.LockTimeout, Purpose: "sync"})
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func resolveRemoteLock(ctx context.Context, r *gitops.Repo, cfg config.Config) (
 
 // applyRemoteLockFlags lets --remote-lock and --no-remote-lock override
 // sync.remote_lock for one command.
-func applyRemoteLockFlags(ctx context.Context, v *notes.Vault, on, off bool) error {
+func applyRemoteLockFlags(ctx context.Context, v *vault.Vault, on, off bool) error {
 	switch {
 	case on && off:
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--remote-lock and --no-remote-lock contradict each other; pass one")}

@@ -19,6 +19,7 @@ import (
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Landed is one file a pass landed.
@@ -535,7 +536,7 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 	}
 	// The ledger line is scribe's own record: the vault's journal, not the
 	// writer's branch (SPEC section 7, Landing).
-	v := &notes.Vault{Repo: d.o.Repo, Config: cfg}
+	v := &vault.Vault{Repo: d.o.Repo, Config: cfg}
 	if _, jerr := v.AppendEntry(ctx, entry, "dispatch "+passSummary(rep.Landed), "dispatch"); jerr != nil {
 		res.Warnings = append(res.Warnings, "the pass landed but its journal entry could not be written: "+jerr.Error())
 	}

@@ -268,6 +268,11 @@ func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	var target string
 	for _, suffix := range []string{"", hashID(string(text))[:8]} {
 		p := path.Join(dir, t.FileName(suffix))
+		if _, reserved := s.Config.Paths.Reserved(p); reserved {
+			// A trap titled "Bridge note" must never be written over the
+			// bridge note (nor take a name people read as a vault file).
+			p = path.Join(dir, "trap-"+t.FileName(suffix))
+		}
 		abs, err := s.Repo.Abs(p)
 		if err != nil {
 			return res, err
