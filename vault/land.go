@@ -454,7 +454,7 @@ func (v *Vault) landedQueueIDs(ctx context.Context, queued []gitops.QueueItem) m
 		return done
 	}
 	// Bounded by commits, not matches: a crash leaves its commit near the tip.
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil {
 		return done
 	}

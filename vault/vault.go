@@ -35,6 +35,8 @@ type Vault struct {
 	Landers map[string]Lander
 
 	migrated bool
+	tip      string // vaultTip's memo
+	tipKnown bool
 }
 
 // Lander lands the queued records of one kind, oldest first; it reports

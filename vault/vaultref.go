@@ -32,7 +32,7 @@ func (v *Vault) bridgePath(ctx context.Context) (string, error) {
 // missing from the map) and the tip itself ("" before the first write).
 func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[string][]byte, error) {
 	v.Migrate(ctx)
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -43,13 +43,32 @@ func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[str
 	return tip, files, nil
 }
 
+// vaultTip is refs/scribe/vault's tip as this command last saw or wrote
+// it: the reads a command plans with resolve it once, not once each (the
+// commit itself always builds on the ref's current value, by CAS).
+func (v *Vault) vaultTip(ctx context.Context) (string, error) {
+	if v.tipKnown {
+		return v.tip, nil
+	}
+	tip, err := v.Repo.VaultTip(ctx)
+	if err == nil {
+		v.tip, v.tipKnown = tip, true
+	}
+	return tip, err
+}
+
+// forgetTip makes the next read resolve the vault's tip again.
+func (v *Vault) forgetTip() { v.tipKnown = false }
+
 // commitVault makes one commit on refs/scribe/vault and refreshes the
 // working-tree view; the view's warnings ride on the result.
 func (v *Vault) commitVault(ctx context.Context, req gitops.CommitRequest) (gitops.CommitResult, error) {
 	v.Migrate(ctx)
 	req.Vault = true
 	res, err := v.Repo.CommitPaths(ctx, req)
+	v.forgetTip()
 	if err == nil && res.SHA != "" {
+		v.tip, v.tipKnown = res.SHA, true
 		res.Warnings = append(res.Warnings, v.RenderView(ctx)...)
 	}
 	return res, err
@@ -318,7 +337,9 @@ func (v *Vault) Migrate(ctx context.Context) {
 				strings.TrimPrefix(head.Ref, "refs/heads/"), gitops.TrailerMode, head.Commit)
 		},
 	}
-	if res, err := v.Repo.CommitPaths(ctx, req); err != nil || res.SHA == "" {
+	res, err := v.Repo.CommitPaths(ctx, req)
+	v.forgetTip()
+	if err != nil || res.SHA == "" {
 		return
 	}
 	// Ignored from now on: once the person untracks the old copies they

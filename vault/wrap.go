@@ -549,7 +549,7 @@ func entryID(t time.Time) string {
 // lastFingerprint is the Scribe-Fingerprint of the newest vault commit
 // that has one, within a bounded walk of the vault's history.
 func (v *Vault) lastFingerprint(ctx context.Context) string {
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil || tip == "" {
 		return ""
 	}
