@@ -237,6 +237,32 @@ func (r *Repo) Abs(rel string) (string, error) {
 	return abs, nil
 }
 
+// AbsRead is Abs for reading: a symlink whose target is inside the
+// repository is followed (moby ships CLAUDE.md -> AGENTS.md; a read-only
+// check must read it). Writing through a symlink stays refused (Abs).
+func (r *Repo) AbsRead(rel string) (string, error) {
+	abs, err := r.Abs(rel)
+	if err == nil {
+		return abs, nil
+	}
+	link := filepath.Join(r.WorkTree, filepath.FromSlash(rel))
+	if fi, lerr := os.Lstat(link); lerr != nil || fi.Mode()&os.ModeSymlink == 0 || CheckRelPath(rel) != nil {
+		return "", err
+	}
+	real, rerr := filepath.EvalSymlinks(link)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, rerr)
+	}
+	root, rerr := filepath.EvalSymlinks(r.WorkTree)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve work tree: %w", rerr)
+	}
+	if !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is a symlink leading outside the repository; not read", rel)
+	}
+	return real, nil
+}
+
 // CheckRelPath rejects paths scribe must never generate: absolute, "..",
 // empty segments, NUL or ".git" components.
 func CheckRelPath(rel string) error {
