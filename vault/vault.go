@@ -37,6 +37,7 @@ type Vault struct {
 	migrated bool
 	tip      string // vaultTip's memo
 	tipKnown bool
+	infos    map[string]gitops.CommitInfo // commitInfos' memo
 }
 
 // Lander lands the queued records of one kind, oldest first; it reports

@@ -615,7 +615,7 @@ func (v *Vault) dropScribeChanges(ctx context.Context, ch *gitops.Changes) error
 	if len(people) == 0 {
 		return nil
 	}
-	infos, err := v.Repo.CommitInfos(ctx, people)
+	infos, err := v.commitInfos(ctx, people)
 	if err != nil {
 		return err
 	}
