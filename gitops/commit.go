@@ -621,7 +621,7 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 				return err
 			}
 			sub := strings.TrimSpace(string(out))
-			if sub == EmptyTree {
+			if empty, _ := r.EmptyTreeID(ctx); sub == empty {
 				delete(root, dir)
 			} else {
 				root[dir] = entry{"040000", "tree", sub}

@@ -17,8 +17,22 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// EmptyTree is git's well-known empty tree object.
+// EmptyTree is git's well-known empty tree object in a SHA-1 repository;
+// EmptyTreeID gives the repository's own (SHA-256 repositories differ).
 const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// EmptyTreeID is the empty tree's id in this repository's object format.
+func (r *Repo) EmptyTreeID(ctx context.Context) (string, error) {
+	r.emptyOnce.Do(func() {
+		out, err := r.gitIn(ctx, runOpts{stdin: []byte{}}, "hash-object", "-t", "tree", "--stdin")
+		if err != nil {
+			r.emptyErr = fmt.Errorf("the empty tree's id: %w", err)
+			return
+		}
+		r.emptyTree = strings.TrimSpace(string(out))
+	})
+	return r.emptyTree, r.emptyErr
+}
 
 // BigFileThreshold caps diffing: larger files are summarised as binary, never
 // read into a diff.
@@ -81,12 +95,16 @@ func (c Changes) Files() []string {
 // commit); an empty head means HEAD (unborn: nothing committed).
 func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []string) (Changes, error) {
 	c := Changes{Base: base, Head: head}
+	empty, err := r.EmptyTreeID(ctx)
+	if err != nil {
+		return c, err
+	}
 	if c.Head != "" && c.Base == "" {
 		out, err := r.Git(ctx, "rev-parse", "-q", "--verify", c.Head+"^1")
 		if err == nil {
 			c.Base = strings.TrimSpace(string(out))
 		} else {
-			c.Base = EmptyTree
+			c.Base = empty
 		}
 	}
 	// The reads are independent git processes: run them side by side. The
@@ -103,11 +121,11 @@ func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []str
 	}
 	stagedAgainst := c.Head
 	if c.Head == "" {
-		stagedAgainst = EmptyTree
+		stagedAgainst = empty
 	}
 	if c.Head != "" && c.Base != c.Head {
 		run(0, func() (err error) {
-			if c.Base == EmptyTree {
+			if c.Base == empty {
 				out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%s", c.Head)
 				if err != nil {
 					return fmt.Errorf("read %s: %w", c.Head, err)

@@ -36,9 +36,13 @@ type Repo struct {
 	// (sync.network_timeout; default DefaultNetworkTimeout).
 	NetworkTimeout time.Duration
 
-	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
-	goOnce  sync.Once
-	goStore *filesystem.Storage // nil when go-git cannot read the object store
+	env    []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
+	goOnce sync.Once
+	// emptyOnce memoizes the empty tree's id (EmptyTreeID).
+	emptyOnce sync.Once
+	emptyTree string
+	emptyErr  error
+	goStore   *filesystem.Storage // nil when go-git cannot read the object store
 }
 
 // Discover finds the repository containing dir the way git does (any
