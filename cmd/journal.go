@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -62,14 +63,17 @@ func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	path := v.Config.Paths.Journal
+	v.Migrate(ctx)
+	vp := notes.VaultJournal
 	if archive {
-		path = v.Config.Paths.JournalArchive
+		vp = notes.VaultArchive
 	}
-	b, ok, err := v.ReadWorktree(path)
+	path := gitops.VaultRef + ":" + vp
+	_, files, err := v.ReadVault(ctx, vp)
 	if err != nil {
 		return err
 	}
+	b, ok := files[vp]
 	j := notes.ParseJournal(string(b))
 	entries := j.Entries
 	if n >= 0 && len(entries) > n {

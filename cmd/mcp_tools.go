@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -226,7 +227,7 @@ func (s *mcpServer) progressDone(ctx context.Context, c *mcpCall, in mcpProgress
 
 // FollowupsResult is the followups_extract tool's answer.
 type FollowupsResult struct {
-	notes.Extraction
+	followups.Extraction
 	// RouteCommand is what a person runs to route the orphans.
 	RouteCommand string `json:"route_command,omitempty"`
 }

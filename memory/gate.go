@@ -459,7 +459,7 @@ func (s *Store) record(c Candidate, stamp string) (Record, string) {
 	if s.Config.Memory.Global {
 		r.ProjectID = s.ProjectID
 	}
-	body := "# " + name + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+	body := "# " + headingText(name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
 	return r, body
 }
 
@@ -479,5 +479,11 @@ func (s *Store) rejectedRecord(c Candidate, stamp string) string {
 	fm.CandidateID, fm.Name, fm.Type, fm.Detector, fm.TriggerSource = c.ID, oneLine(s.redact(c.Name)), c.Type, c.Detector, c.Trigger
 	fm.RejectedAt, fm.EvaluatorScore, fm.OverlapBand, fm.SourceTurn = stamp, c.EvaluatorScore, c.OverlapBand, c.SourceTurn
 	data, _ := yamlMarshal(fm)
-	return "---\n" + data + "---\n# Rejected: " + fm.Name + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+	return "---\n" + data + "---\n# Rejected: " + headingText(fm.Name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+}
+
+// headingText is a name as a heading's text: without the trailing
+// punctuation markdownlint (MD026) flags ("… t.Parallel()." → "… t.Parallel()").
+func headingText(name string) string {
+	return strings.TrimRight(name, ".,;:!。，；：！ ")
 }

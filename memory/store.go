@@ -45,6 +45,9 @@ type Store struct {
 
 	// commit makes scribe commits; tests replace it to simulate failures.
 	commit func(context.Context, gitops.CommitRequest) (gitops.CommitResult, error)
+	// branch, while a queued write lands, is the branch it was made on: it
+	// lands only there.
+	branch string
 }
 
 // Commit trailers of memory commits.
@@ -102,6 +105,9 @@ func (s *Store) redact(t string) string {
 }
 
 func (s *Store) commitPaths(ctx context.Context, req gitops.CommitRequest) (gitops.CommitResult, error) {
+	if req.Branch == "" {
+		req.Branch = s.branch
+	}
 	if s.commit != nil {
 		return s.commit(ctx, req)
 	}

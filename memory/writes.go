@@ -3,13 +3,11 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,19 +21,27 @@ func yamlMarshal(v any) (string, error) {
 	return string(data), err
 }
 
+// KindMemory is the queue kind of a confirmed memory write (a rule, a
+// trap, gate decisions) that could not be made: it waits in the one queue
+// of deferred writes (gitops.Repo.Enqueue), where status and check see it.
+const KindMemory = "memory"
+
 // pendingOp is a confirmed write that could not be made: the person's yes
-// is kept under the git dir and the write retried at the next run.
+// is kept in the queue under the git dir and the write retried at the next
+// run.
 type pendingOp struct {
-	Kind      string     `yaml:"kind"` // gate | rule | trap
-	Created   time.Time  `yaml:"created"`
-	Reason    string     `yaml:"reason,omitempty"`
-	Decisions []Decision `yaml:"decisions,omitempty"`
-	Rule      string     `yaml:"rule,omitempty"`
-	Trap      *Trap      `yaml:"trap,omitempty"`
+	Kind      string     `json:"kind"` // gate | rule | trap
+	Created   time.Time  `json:"created"`
+	Reason    string     `json:"reason,omitempty"`
+	Decisions []Decision `json:"decisions,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	Trap      *Trap      `json:"trap,omitempty"`
+	// Branch is the branch the person confirmed it on: it lands only there.
+	Branch string `json:"branch,omitempty"`
 	// Confirmed is how the person said yes (the Scribe-Confirmed value);
 	// empty in records written before it was kept, meaning "yes".
-	Confirmed string `yaml:"confirmed,omitempty"`
-	file      string
+	Confirmed string `json:"confirmed,omitempty"`
+	item      gitops.QueueItem
 }
 
 func (s *Store) savePending(op pendingOp) error {
@@ -45,20 +51,61 @@ func (s *Store) savePending(op pendingOp) error {
 	if op.Confirmed == "" {
 		op.Confirmed = s.confirmedBy()
 	}
-	id := fmt.Sprintf("%d-%s", op.Created.UnixNano(), op.Kind)
-	return writeYAML(filepath.Join(s.pendingDir(), id+".yaml"), op)
+	if op.Branch == "" {
+		if head, err := s.Repo.Head(context.Background()); err == nil {
+			op.Branch = head.Ref
+		}
+	}
+	_, err := s.Repo.Enqueue(KindMemory, op.Reason, op)
+	return err
 }
 
 func (s *Store) pendingOps() ([]pendingOp, []string) {
-	out, warns := readYAMLDir(s.pendingDir(), "pending memory write", func(op *pendingOp, path string) error {
-		if op.Kind == "" {
-			return errors.New("no kind")
+	warns := s.importLegacyPending()
+	items, err := s.Repo.Queued()
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	var out []pendingOp
+	for _, it := range items {
+		if it.Kind != KindMemory {
+			continue
 		}
-		op.file = path
+		var op pendingOp
+		if err := json.Unmarshal(it.Payload, &op); err != nil || op.Kind == "" {
+			warns = append(warns, fmt.Sprintf("pending memory write %s is unreadable and was left in place", it.ID))
+			continue
+		}
+		op.item = it
+		out = append(out, op)
+	}
+	return out, warns
+}
+
+// importLegacyPending moves pending writes an earlier version kept in a
+// directory of its own (memory/pending/*.yaml) into the one queue.
+func (s *Store) importLegacyPending() []string {
+	dir := s.pendingDir()
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	var files []string
+	ops, warns := readYAMLDir(dir, "pending memory write", func(op *pendingOp, path string) error {
+		if op.Kind == "" {
+			return fmt.Errorf("no kind")
+		}
+		files = append(files, path)
 		return nil
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].file < out[j].file })
-	return out, warns
+	for i, op := range ops {
+		if err := s.savePending(op); err != nil {
+			warns = append(warns, err.Error())
+			return warns
+		}
+		os.Remove(files[i])
+	}
+	os.Remove(dir)
+	return warns
 }
 
 // PendingCount is how many confirmed writes wait to be retried.
@@ -82,9 +129,11 @@ type PendingReport struct {
 func (s *Store) LandPending(ctx context.Context) PendingReport {
 	ops, warns := s.pendingOps()
 	rep := PendingReport{Warns: warns}
+	defer func() { s.branch = "" }()
 	for i, op := range ops {
 		var res *gitops.CommitResult
 		var err error
+		s.branch = op.Branch
 		via := op.Confirmed
 		if via == "" {
 			via = ConfirmedYes
@@ -119,7 +168,7 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 		if res != nil {
 			rep.Commits = append(rep.Commits, res)
 		}
-		if err := os.Remove(op.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.Repo.Dequeue([]gitops.QueueItem{op.item}); err != nil {
 			rep.Warns = append(rep.Warns, err.Error())
 		}
 		rep.Landed++
@@ -170,7 +219,11 @@ func (s *Store) commitRule(ctx context.Context, rule, via string) (gitops.Commit
 		Locks:       []string{lockRules},
 		LockOptions: s.lockOptions("project rule"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			out, changed := AddRule(string(cur[p]), rule)
+			text := string(cur[p])
+			if strings.TrimSpace(text) == "" {
+				text = NewInstructions(p)
+			}
+			out, changed := AddRule(text, rule)
 			if !changed {
 				return nil, nil
 			}
