@@ -14,6 +14,7 @@ import (
 	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Tool inputs. Their JSON schemas (additionalProperties: false, with the
@@ -104,8 +105,12 @@ func tuneGate(ps map[string]*jsonschema.Schema) {
 
 // BridgeResult is the bridge_read tool's answer.
 type BridgeResult struct {
-	Path             string   `json:"path"`
-	Exists           bool     `json:"exists"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	Branch string `json:"branch,omitempty"`
+	// FromBranch names the branch whose note this is when the checked-out
+	// branch has none yet (the newest note of the repository).
+	FromBranch       string   `json:"from_branch,omitempty"`
 	Text             string   `json:"text"`
 	WrittenAt        string   `json:"written_at,omitempty"`
 	Stale            []string `json:"stale"`
@@ -115,8 +120,17 @@ type BridgeResult struct {
 	QueuedNote string `json:"queued_note,omitempty"`
 }
 
+// readVault opens the vault for a read-only tool: nothing is imported.
+func readVault(ctx context.Context, f *Factory) (*vault.Vault, error) {
+	v, err := f.Vault(ctx)
+	if err == nil {
+		v.ReadOnly = true
+	}
+	return v, err
+}
+
 func (s *mcpServer) bridgeRead(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	v, err := c.f.Vault(ctx)
+	v, err := readVault(ctx, c.f)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +138,7 @@ func (s *mcpServer) bridgeRead(ctx context.Context, c *mcpCall, _ mcpNoInput) (a
 	if err != nil {
 		return nil, err
 	}
-	res := BridgeResult{Path: bv.Path, Exists: bv.Exists, WrittenAt: bv.Commit, Stale: nonNil(bv.Stale)}
+	res := BridgeResult{Path: bv.Path, Exists: bv.Exists, Branch: bv.Branch, FromBranch: bv.FromBranch, WrittenAt: bv.Commit, Stale: nonNil(bv.Stale)}
 	if bv.Exists {
 		res.Text = bv.Text
 		if budget := v.Config.BridgeTokens * 4; len(res.Text) > budget { // ~4 bytes a token, as `git scribe bridge`
@@ -154,19 +168,20 @@ func (s *mcpServer) journalTail(ctx context.Context, c *mcpCall, in mcpJournalAr
 	if n == 0 {
 		n = 5
 	}
-	v, err := c.f.Vault(ctx)
+	v, err := readVault(ctx, c.f)
 	if err != nil {
 		return nil, err
 	}
-	b, ok, err := v.ReadWorktree(v.Config.Paths.Journal)
+	_, files, err := v.ReadVault(ctx, notes.VaultJournal)
 	if err != nil {
 		return nil, err
 	}
+	b, ok := files[notes.VaultJournal]
 	entries := notes.ParseJournal(string(b)).Entries
 	if len(entries) > n {
 		entries = entries[len(entries)-n:]
 	}
-	return JournalResult{Path: v.Config.Paths.Journal, Exists: ok, Entries: journalRows(entries)}, nil
+	return JournalResult{Path: gitops.VaultRef + ":" + notes.VaultJournal, Exists: ok, Entries: journalRows(entries)}, nil
 }
 
 // ProgressResult is the progress_list tool's answer.
@@ -177,7 +192,7 @@ type ProgressResult struct {
 }
 
 func (s *mcpServer) progressList(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	v, err := c.f.Vault(ctx)
+	v, err := readVault(ctx, c.f)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +204,7 @@ func (s *mcpServer) progressList(ctx context.Context, c *mcpCall, _ mcpNoInput) 
 }
 
 func (s *mcpServer) status(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	return buildStatus(ctx, c.f)
+	return buildStatus(ctx, c.f, true)
 }
 
 func (s *mcpServer) compoundList(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
@@ -233,7 +248,7 @@ type FollowupsResult struct {
 }
 
 func (s *mcpServer) followupsExtract(ctx context.Context, c *mcpCall, in mcpFollowupsArg) (any, error) {
-	v, err := c.f.Vault(ctx)
+	v, err := readVault(ctx, c.f)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,10 @@ type Vault struct {
 	// confirmed writes), keyed by queue kind: Drain and Wrap call them, so
 	// one landing serves every kind the queue holds.
 	Landers map[string]Lander
+	// ReadOnly makes the vault's reads pure: they never import the vault
+	// files a branch tracks (Migrate does nothing). The MCP server's
+	// read-only tools set it.
+	ReadOnly bool
 
 	migrated bool
 }

@@ -266,7 +266,7 @@ func (v *Vault) excludeView(paths []string) error {
 // commit yet. It runs at most once per process and reports, once per
 // repository, that the tracked copies can be removed.
 func (v *Vault) Migrate(ctx context.Context) {
-	if v.migrated {
+	if v.migrated || v.ReadOnly {
 		return
 	}
 	v.migrated = true
