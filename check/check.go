@@ -173,7 +173,7 @@ func (in *Input) ReadFile(rel string) (data []byte, ok bool, err error) {
 }
 
 func (in *Input) readFile(rel string) worktreeFile {
-	abs, err := in.Repo.Abs(rel)
+	abs, err := in.Repo.AbsRead(rel) // reads follow in-repo symlinks
 	if err != nil {
 		return worktreeFile{err: fmt.Errorf("read %s: %w", rel, err)}
 	}

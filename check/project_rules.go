@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/gitops"
-	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/memory"
 )
 
@@ -20,7 +19,7 @@ type projectRules struct{ meta }
 const TrailerConfirmed = "Scribe-Confirmed"
 
 // projectRulesHeading is the section scribe appends project rules to.
-const projectRulesHeading = "Project Rules"
+const projectRulesHeading = memory.RulesHeading
 
 func newProjectRules() Rule {
 	return projectRules{meta{
@@ -68,34 +67,23 @@ func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
 }
 
 // rulesSection returns the "## Project Rules" section of a CLAUDE.md: from
-// its heading up to the next heading of level 1 or 2; "" when absent.
+// its heading up to the next heading of level 1 or 2; "" when absent. It is
+// found exactly as memory finds it (memory.RulesSection), so a fenced
+// example of the heading never hides the real section.
 func rulesSection(text string) string {
 	lines := strings.SplitAfter(text, "\n")
-	start := -1
-	for i, l := range lines {
-		level, title, _ := markdown.Heading(l)
-		if start < 0 {
-			if level == 2 && strings.EqualFold(title, projectRulesHeading) {
-				start = i
-			}
-			continue
-		}
-		if level == 1 || level == 2 {
-			return strings.Join(lines[start:i], "")
-		}
-	}
-	if start < 0 {
+	head, end, ok := memory.RulesSection(lines)
+	if !ok {
 		return ""
 	}
-	return strings.Join(lines[start:], "")
+	return strings.Join(lines[head:end], "")
 }
 
 // sectionLine is the 1-based line of the Project Rules heading, or 0.
 func sectionLine(text string) int {
-	for i, l := range strings.Split(text, "\n") {
-		if level, title, _ := markdown.Heading(l); level == 2 && strings.EqualFold(title, projectRulesHeading) {
-			return i + 1
-		}
+	head, _, ok := memory.RulesSection(strings.Split(text, "\n"))
+	if !ok {
+		return 0
 	}
-	return 0
+	return head + 1
 }

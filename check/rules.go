@@ -18,5 +18,6 @@ func Rules() []Rule {
 		newMemoryFrontmatter(),
 		newMemoryConfirmed(),
 		newDispatchPacks(),
+		newTrapPaths(),
 	}
 }

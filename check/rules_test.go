@@ -11,6 +11,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/memory"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -206,6 +207,22 @@ func TestProjectRules(t *testing.T) {
 		got := run(t, newProjectRules(), tr.input(""))
 		if len(got) != 1 || got[0].Commit != bad {
 			t.Fatalf("want one finding, got %s", describe(got))
+		}
+	})
+	t.Run("a fenced example of the heading above the real section", func(t *testing.T) {
+		t.Parallel()
+		// check and memory find the section with one function: the example
+		// in the fence is code, the real section below it changed.
+		fenced := "# Project\n\n```markdown\n## Project Rules\n- an example\n```\n\n## Project Rules\n- keep tests green\n"
+		tr := newRepo(t)
+		tr.commit("docs: claude", map[string]string{"CLAUDE.md": fenced})
+		bad := tr.commit(scribeMsg("rule"), map[string]string{"CLAUDE.md": fenced + "- sneaked in\n"})
+		got := run(t, newProjectRules(), tr.input(""))
+		if len(got) != 1 || got[0].Commit != bad || got[0].Line != 8 {
+			t.Fatalf("want the unconfirmed commit at line 8, got %s", describe(got))
+		}
+		if rules := memory.Rules(fenced + "- sneaked in\n"); len(rules) != 2 || rules[1] != "sneaked in" {
+			t.Errorf("memory.Rules = %q, want the real section's two rules", rules)
 		}
 	})
 }

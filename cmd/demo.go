@@ -165,7 +165,8 @@ func runDemo(ctx context.Context, f *Factory, o *DemoOptions) error {
 		say("(warning: the uncommitted work changed; please report this)")
 	}
 	// Every commit, wherever scribe keeps its own (the branch or its ref).
-	log, err := git("log", "--oneline", "--decorate", "--exclude=refs/scribe/locks/*", "--all", "-8")
+	log, err := git("log", "--oneline", "--decorate", "--decorate-refs=refs/heads/", "--decorate-refs=refs/scribe/",
+		"--decorate-refs-exclude=refs/scribe/locks/", "--exclude=refs/scribe/locks/*", "--all", "-8")
 	if err != nil {
 		return err
 	}

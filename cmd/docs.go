@@ -14,7 +14,8 @@ func newDocsCmd(f *Factory) *cobra.Command {
 		Short:  "Generate documentation (man pages)",
 		Hidden: false,
 	}
-	c.AddCommand(&cobra.Command{
+	var release string
+	man := &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write git-scribe.1 and one man page per subcommand into DIR",
 		Long: `Writes man pages generated from the command tree, one per command.
@@ -27,14 +28,16 @@ them, as for any git command. Use this command to install them elsewhere.`,
 		Example: "  git scribe docs man ~/.local/share/man/man1",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			files, err := WriteManPages(c.Root(), args[0])
+			files, err := writeManPagesAs(c.Root(), args[0], release)
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
 			fmt.Fprintf(f.IO.Out, "wrote %d man pages to %s\n", len(files), args[0])
 			return nil
 		},
-	})
+	}
+	man.Flags().StringVar(&release, "release", "", "the `VERSION` the pages name (default: this binary's; packaging passes the release's)")
+	c.AddCommand(man)
 	return c
 }
 

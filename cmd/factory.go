@@ -23,6 +23,9 @@ type Factory struct {
 	Dir string
 
 	hookMode bool
+	// readOnly opens the vault for reading only (MCP's read tools): no
+	// import, no view refresh.
+	readOnly bool
 	repo     *gitops.Repo
 	cfg      *config.Loaded
 }
@@ -69,6 +72,8 @@ func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w; run git scribe inside a git work tree or pass -C <path>", err)}
 	}
+	// Queued records are redacted before they are written, like the vault.
+	r.Redact = redact
 	f.repo = r
 	return r, nil
 }
@@ -86,6 +91,11 @@ func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
+	if f.IO != nil {
+		for _, w := range c.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
+		}
+	}
 	f.cfg = c
 	return c, nil
 }
@@ -100,6 +110,7 @@ func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.NetworkTimeout = c.Sync.NetworkTimeout
 	if c.Sync.RemoteLock && r.RemoteLock == "" {
 		// sync.remote_lock: every write also locks on the remote. When no
 		// remote can be named, writes defer on "origin" (clearly, queued)
@@ -109,7 +120,7 @@ func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 		}
 	}
 	v := &vault.Vault{Repo: r, Config: c.Config, Redact: redact,
-		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }}
+		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }, ReadOnly: f.readOnly}
 	// One landing for every kind the queue holds: memory's confirmed
 	// writes land with the wrap's records.
 	v.Landers = map[string]vault.Lander{memory.KindMemory: func(ctx context.Context) (int, string, []string) {

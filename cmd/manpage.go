@@ -68,10 +68,19 @@ func manCommands(c *cobra.Command) []*cobra.Command {
 // returns the files written; git-scribe.1 is written last, so its presence
 // means the set is complete.
 func WriteManPages(root *cobra.Command, dir string) ([]string, error) {
+	return writeManPagesAs(root, dir, "")
+}
+
+// writeManPagesAs is WriteManPages naming release (when not empty) as the
+// version in the pages' footer.
+func writeManPagesAs(root *cobra.Command, dir, release string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	date, ver := manDate(), version()
+	if release != "" {
+		ver = release
+	}
 	cmds := manCommands(root)
 	var written []string
 	for i := len(cmds) - 1; i >= 0; i-- {

@@ -228,6 +228,8 @@ func addTool[In any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.
 		if ask != nil {
 			return ask, nil, nil
 		}
+		// A read-only tool writes nothing: no vault import, no view refresh.
+		c.f.readOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
 		out, err := h(ctx, c, in)
 		if err != nil {
 			msg := errorText(err)

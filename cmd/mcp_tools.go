@@ -14,7 +14,6 @@ import (
 	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
-	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Tool inputs. Their JSON schemas (additionalProperties: false, with the
@@ -120,17 +119,8 @@ type BridgeResult struct {
 	QueuedNote string `json:"queued_note,omitempty"`
 }
 
-// readVault opens the vault for a read-only tool: nothing is imported.
-func readVault(ctx context.Context, f *Factory) (*vault.Vault, error) {
-	v, err := f.Vault(ctx)
-	if err == nil {
-		v.ReadOnly = true
-	}
-	return v, err
-}
-
 func (s *mcpServer) bridgeRead(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	v, err := readVault(ctx, c.f)
+	v, err := c.f.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +158,7 @@ func (s *mcpServer) journalTail(ctx context.Context, c *mcpCall, in mcpJournalAr
 	if n == 0 {
 		n = 5
 	}
-	v, err := readVault(ctx, c.f)
+	v, err := c.f.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +182,7 @@ type ProgressResult struct {
 }
 
 func (s *mcpServer) progressList(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	v, err := readVault(ctx, c.f)
+	v, err := c.f.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +194,7 @@ func (s *mcpServer) progressList(ctx context.Context, c *mcpCall, _ mcpNoInput) 
 }
 
 func (s *mcpServer) status(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
-	return buildStatus(ctx, c.f, true)
+	return buildStatus(ctx, c.f)
 }
 
 func (s *mcpServer) compoundList(ctx context.Context, c *mcpCall, _ mcpNoInput) (any, error) {
@@ -248,7 +238,7 @@ type FollowupsResult struct {
 }
 
 func (s *mcpServer) followupsExtract(ctx context.Context, c *mcpCall, in mcpFollowupsArg) (any, error) {
-	v, err := readVault(ctx, c.f)
+	v, err := c.f.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}

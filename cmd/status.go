@@ -75,7 +75,7 @@ commit) land at the next synchronous command such as git scribe wrap.`,
 }
 
 func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
-	rep, err := buildStatus(ctx, f, false)
+	rep, err := buildStatus(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -86,15 +86,14 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	return nil
 }
 
-// buildStatus gathers the status report; readOnly (the MCP status tool)
-// imports nothing into the vault.
-func buildStatus(ctx context.Context, f *Factory, readOnly bool) (StatusReport, error) {
+// buildStatus gathers the status report; it reads only (the MCP status tool
+// relies on it).
+func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 	rep := StatusReport{Queue: []QueuedRecord{}, Locks: []gitops.HeldLock{}}
 	v, err := f.Vault(ctx)
 	if err != nil {
 		return rep, err
 	}
-	v.ReadOnly = readOnly
 	r := v.Repo
 	head, err := r.Head(ctx)
 	if err != nil {

@@ -82,6 +82,10 @@ type Sync struct {
 	// RemoteLock makes every scribe write also take its lock on the remote
 	// (like --remote-lock), so machines sharing the remote serialise.
 	RemoteLock bool `yaml:"remote_lock"`
+	// NetworkTimeout bounds each remote operation a remote lock runs (one
+	// push or fetch); past it git and its transport are stopped and the
+	// write is queued.
+	NetworkTimeout time.Duration `yaml:"network_timeout"`
 }
 
 // Followups configures where durable follow-ups are read, how
@@ -157,6 +161,7 @@ func Defaults() Config {
 		Timezone:     "Local",
 		LockTimeout:  30 * time.Second,
 		TemplateSet:  "fiction",
+		Sync:         Sync{NetworkTimeout: 10 * time.Second},
 		Memory: Memory{
 			UniversalDir:  "~/.claude/sonmat/memory",
 			CorrectionsEN: []string{"wrong", "incorrect", "not correct", "not right", "not what i asked", "i told you", "i said", "that's not it"},
@@ -195,6 +200,8 @@ const (
 type Loaded struct {
 	Config
 	Origins map[string]string // dotted key → "default", ".scribe.yaml", "<path>", "SCRIBE_X"
+	// Warnings name what was read but not used (unknown keys), once each.
+	Warnings []string
 }
 
 // Load merges defaults, the repo file, the user file and the environment.
@@ -280,7 +287,10 @@ func (l *Loaded) mergeFile(path, origin string) error {
 	sort.Strings(names)
 	for _, k := range names {
 		if _, known := l.Origins[k]; !known {
-			continue // other features' sections (dispatch:, followups:, …) are read by their owners
+			if !l.isSection(k) && !ownedElsewhere(k) {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: unknown setting %q is ignored (git scribe config lists the known ones)", path, k))
+			}
+			continue
 		}
 		val := fmt.Sprint(flat[k])
 		if list, ok := flat[k].([]any); ok {
@@ -295,6 +305,23 @@ func (l *Loaded) mergeFile(path, origin string) error {
 		}
 	}
 	return nil
+}
+
+// ownedElsewhere reports whether a key belongs to a section another loader
+// reads (and checks) itself: dispatch: is LoadDispatch's.
+func ownedElsewhere(key string) bool {
+	return key == "dispatch" || strings.HasPrefix(key, "dispatch.")
+}
+
+// isSection reports whether key names a section of known settings (an empty
+// "sync:" flattens to "sync").
+func (l *Loaded) isSection(key string) bool {
+	for k := range l.Origins {
+		if strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 func flatten(prefix string, in map[string]any, out map[string]any) {
@@ -426,6 +453,12 @@ func (l *Loaded) validate() error {
 	}
 	if l.Followups.Similarity <= 0 || l.Followups.Similarity > 1 {
 		return fmt.Errorf("followups.similarity must be above 0 and at most 1, like 0.85 (set in %s)", l.Origins["followups.similarity"])
+	}
+	if err := l.Paths.collision(l.Origins); err != nil {
+		return err
+	}
+	if l.Sync.NetworkTimeout <= 0 {
+		return fmt.Errorf("sync.network_timeout must be above 0, like 10s (set in %s)", l.Origins["sync.network_timeout"])
 	}
 	if l.Timezone != "" && l.Timezone != "Local" {
 		if _, err := time.LoadLocation(l.Timezone); err != nil {

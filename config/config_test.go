@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,5 +81,71 @@ func TestKeysCoverEveryField(t *testing.T) {
 	}
 	if len(Keys()) < 12 {
 		t.Errorf("Keys() = %v: missing nested paths?", Keys())
+	}
+}
+
+// TestUnknownKeysWarn: a key no setting has, in .scribe.yaml or the user
+// config, is named in a warning with its file; known keys, empty sections
+// and the dispatch: section (read strictly by LoadDispatch) are not.
+func TestUnknownKeysWarn(t *testing.T) {
+	t.Parallel()
+	wt := t.TempDir()
+	home := t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(wt, RepoFile), "journal_max: 20\nsync:\n  remote_lok: true\nfollowups:\npathz:\n  journal: x.md\n")
+	user := filepath.Join(home, "git-scribe", "config.yaml")
+	write(user, "lock_timeot: 5s\ndispatch:\n  runner: fake\n")
+	l, err := Load(wt, []string{"XDG_CONFIG_HOME=" + home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(l.Warnings, "\n")
+	for _, want := range []string{
+		filepath.Join(wt, RepoFile) + `: unknown setting "sync.remote_lok"`,
+		filepath.Join(wt, RepoFile) + `: unknown setting "pathz.journal"`,
+		user + `: unknown setting "lock_timeot"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	if len(l.Warnings) != 3 {
+		t.Errorf("want 3 warnings, got %d:\n%s", len(l.Warnings), got)
+	}
+	if l.JournalMax != 20 {
+		t.Errorf("journal_max = %d; a warning must not stop known keys", l.JournalMax)
+	}
+}
+
+// TestCollidingPathsRejected: two scribe files at one path (or one a
+// directory, or one inside the other) are refused with both settings named.
+func TestCollidingPathsRejected(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ yaml, want string }{
+		{"paths:\n  journal: ACTIVE-STATUS.md\n", `paths.journal ("ACTIVE-STATUS.md", from .scribe.yaml) and paths.active_status ("ACTIVE-STATUS.md", from default) are the same file`},
+		{"paths:\n  progress: ./docs/../CLAUDE.md\n", `paths.progress ("CLAUDE.md"`},
+		{"paths:\n  bridge_note: Progress.MD\n", `paths.bridge_note ("Progress.MD"`},
+		{"paths:\n  journal: .claude/sonmat\n", `paths.journal (".claude/sonmat", from .scribe.yaml) collide`},
+		{"paths:\n  journal: notes.md\n  bridge_note: notes.md/bridge.md\n", `the first lies inside the second, which is a file`},
+	}
+	for _, tt := range tests {
+		wt := t.TempDir()
+		if err := os.WriteFile(filepath.Join(wt, RepoFile), []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(wt, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "change one of them") {
+			t.Errorf("Load(%q) = %v, want an error containing %q", tt.yaml, err, tt.want)
+		}
+	}
+	if _, err := Load(t.TempDir(), nil); err != nil {
+		t.Errorf("the defaults collide: %v", err)
 	}
 }

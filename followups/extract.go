@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/internal/sentence"
 	"github.com/git-scribe/git-scribe/internal/similarity"
 	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/notes"
@@ -51,7 +51,6 @@ type Candidate struct {
 const maxCandidates = 100
 
 var (
-	sentenceEnd = lazyre.New(`[.!?。！？]+(?:\s+|$)`)
 	// enFillers start a sentence without saying what to do.
 	enFillers = []string{
 		"we should", "we need to", "we'll need to", "we will need to", "we have to", "we can", "we could",
@@ -119,7 +118,7 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 			} else if _, text, ok := markdown.Heading(line); ok {
 				body = text
 			}
-			for _, sentence := range splitSentences(body) {
+			for _, sentence := range sentence.Split(body) {
 				if strings.HasSuffix(strings.TrimSpace(sentence), "?") || strings.HasSuffix(strings.TrimSpace(sentence), "？") {
 					continue
 				}
@@ -163,23 +162,6 @@ func proseLines(text string) []string {
 			continue
 		}
 		out = append(out, line)
-	}
-	return out
-}
-
-func splitSentences(s string) []string {
-	var out []string
-	last := 0
-	for _, loc := range sentenceEnd().FindAllStringIndex(s, -1) {
-		// Keep the terminator with its sentence ("… later?" stays a question).
-		end := loc[0] + len(strings.TrimRightFunc(s[loc[0]:loc[1]], unicode.IsSpace))
-		if t := strings.TrimSpace(s[last:end]); t != "" {
-			out = append(out, t)
-		}
-		last = loc[1]
-	}
-	if t := strings.TrimSpace(s[last:]); t != "" {
-		out = append(out, t)
 	}
 	return out
 }

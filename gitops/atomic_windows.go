@@ -13,6 +13,7 @@ import (
 // (MoveFileEx with MOVEFILE_REPLACE_EXISTING) replaces the target in one step;
 // the temp file is fsynced first so the rename never exposes partial data.
 func writeFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	removeStaleTemps(filepath.Dir(path), filepath.Base(path))
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path))
 	if err != nil {
 		return err

@@ -308,7 +308,7 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitRe
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	tree, err := r.buildTree(ctx, tip, changed, oids)
+	tree, err := r.buildVaultTree(ctx, tip, changed, oids)
 	if err != nil {
 		return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
 	}
@@ -637,6 +637,48 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.oid, name)
 	}
 	out, err := r.gitIn(ctx, runOpts{stdin: []byte(in.String())}, "mktree", "-z", "--missing")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// buildVaultTree is buildTree for the vault's own small tree: one
+// temporary index holding the whole tree (read-tree, update-index,
+// write-tree: three processes, where the per-directory build of a large
+// branch tree takes six).
+func (r *Repo) buildVaultTree(ctx context.Context, base string, changed []string, oids map[string]string) (string, error) {
+	tmp, err := r.tempPath("vault-index")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	env := runOpts{env: []string{"GIT_INDEX_FILE=" + tmp}}
+	if base != "" {
+		if _, err := r.gitIn(ctx, env, "read-tree", base); err != nil {
+			return "", err
+		}
+	}
+	zero := zeroOID // a deletion's id only has to parse: as long as the repository's ids
+	for _, oid := range oids {
+		zero = strings.Repeat("0", len(oid))
+		break
+	}
+	if base != "" {
+		zero = strings.Repeat("0", len(base))
+	}
+	var info strings.Builder
+	for _, p := range changed {
+		if oid, ok := oids[p]; ok {
+			fmt.Fprintf(&info, "100644 %s\t%s\n", oid, p)
+		} else {
+			fmt.Fprintf(&info, "0 %s\t%s\n", zero, p)
+		}
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(info.String()), env: env.env}, "update-index", "--add", "--index-info"); err != nil {
+		return "", err
+	}
+	out, err := r.gitIn(ctx, env, "write-tree")
 	if err != nil {
 		return "", err
 	}

@@ -379,3 +379,62 @@ func TestDiscoverGitDirEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscoverRelativeGitDirFromSubdirectory: GIT_DIR=../.git (what `git
+// --git-dir=../.git scribe` exports) from a subdirectory, without
+// GIT_WORK_TREE, names the repository whose work tree holds that .git — not
+// the subdirectory, which git alone would take as the top and so see every
+// other file as deleted. Environment variables are process-wide: not
+// parallel.
+func TestDiscoverRelativeGitDirFromSubdirectory(t *testing.T) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	head := tr.Commit("initial", map[string]string{"README.md": "hi\n", "sub/x.txt": "x\n"})
+	sub := filepath.Join(tr.Dir, "sub")
+	t.Setenv("GIT_DIR", "../.git")
+	t.Setenv("GIT_WORK_TREE", "")
+	os.Unsetenv("GIT_WORK_TREE")
+	t.Chdir(sub)
+	r, err := Discover(ctx, sub)
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if r.WorkTree != tr.Dir || r.GitDir != filepath.Join(tr.Dir, ".git") {
+		t.Fatalf("Discover = {%s %s}, want {%s %s}", r.WorkTree, r.GitDir, tr.Dir, filepath.Join(tr.Dir, ".git"))
+	}
+	if h, err := r.Head(ctx); err != nil || h.Commit != head {
+		t.Errorf("Head = %+v, %v; want %s", h, err, head)
+	}
+	// Every later git call sees the real work tree: nothing is "deleted".
+	if out, err := r.Git(ctx, "status", "--porcelain"); err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Errorf("status = %q, %v; want clean", out, err)
+	}
+}
+
+// A read follows a symlink that stays inside the repository (moby's
+// CLAUDE.md -> AGENTS.md); writing through it, or reading one that leads
+// out, is refused.
+func TestAbsReadFollowsInRepoSymlinks(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.Write("AGENTS.md", "# Agents\n")
+	if err := os.Symlink("AGENTS.md", filepath.Join(tr.Dir, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	os.WriteFile(outside, []byte("x\n"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(tr.Dir, "OUT.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := tr.open()
+	if _, err := r.Abs("CLAUDE.md"); err == nil {
+		t.Error("Abs (for writing) accepted a symlink")
+	}
+	abs, err := r.AbsRead("CLAUDE.md")
+	if err != nil || filepath.Base(abs) != "AGENTS.md" {
+		t.Errorf("AbsRead(CLAUDE.md) = %q, %v; want the in-repo target", abs, err)
+	}
+	if _, err := r.AbsRead("OUT.md"); err == nil {
+		t.Error("AbsRead followed a symlink out of the repository")
+	}
+}

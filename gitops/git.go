@@ -52,6 +52,9 @@ var traceGit = os.Getenv("GIT_SCRIBE_TRACE") != ""
 type runOpts struct {
 	stdin []byte
 	env   []string
+	// network runs git in a process group of its own, killed whole when
+	// the context ends (a hanging transport is git's grandchild).
+	network bool
 }
 
 // git runs the git binary in dir and returns its stdout.
@@ -69,6 +72,10 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	cmd.Env = append(cmd.Env, o.env...)
 	if o.stdin != nil {
 		cmd.Stdin = bytes.NewReader(o.stdin)
+	}
+	if o.network {
+		ownGroup(cmd)
+		cmd.WaitDelay = time.Second
 	}
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out

@@ -33,12 +33,27 @@ func runHelper(name string) int {
 	if iters == 0 {
 		iters = 1
 	}
+	timeout := 90 * time.Second
+	if ms, _ := strconv.Atoi(os.Getenv("GITOPS_TIMEOUT_MS")); ms > 0 {
+		timeout = time.Duration(ms) * time.Millisecond
+	}
 	switch name {
+	case "hold":
+		// Take the lock, say so, and hold it until killed.
+		if _, err := r.Acquire(ctx, "counter", LockOptions{Timeout: timeout, Purpose: "test hold " + id}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper hold:", err)
+			return helperFailed
+		}
+		if err := os.WriteFile(os.Getenv("GITOPS_FILE"), []byte("held\n"), 0o644); err != nil {
+			return helperFailed
+		}
+		time.Sleep(10 * time.Minute)
+		return helperFailed
 	case "lock":
 		// Append to a shared file non-atomically: read, sleep, write. Only
 		// mutual exclusion keeps every line.
 		for k := 0; k < iters; k++ {
-			l, err := r.Acquire(ctx, "counter", LockOptions{Timeout: 90 * time.Second, Purpose: "test " + id})
+			l, err := r.Acquire(ctx, "counter", LockOptions{Timeout: timeout, Purpose: "test " + id})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "helper acquire:", err)
 				return helperFailed

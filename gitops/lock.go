@@ -31,6 +31,38 @@ type Holder struct {
 	Expires time.Time `json:"expires"`
 	Nonce   string    `json:"nonce"`
 	Purpose string    `json:"purpose,omitempty"`
+	// Boot names the kernel boot and pid namespace PID lives in, and
+	// PIDStart is that process's start time (clock ticks since boot): with
+	// them a lock whose holder died on this host is taken over at once
+	// instead of when it expires. Empty where they cannot be read.
+	Boot     string `json:"boot,omitempty"`
+	PIDStart uint64 `json:"pid_start,omitempty"`
+}
+
+// Dead reports whether the holder's process provably no longer runs: it
+// was on this host, in this boot and pid namespace, and its pid is gone,
+// a zombie, or now belongs to a process that started at another time. A
+// holder without boot and start time (another machine, an older scribe)
+// is never dead: only its expiry frees its lock.
+func (h *Holder) Dead() bool {
+	if h == nil || h.Boot == "" || h.PIDStart == 0 || h.PID <= 0 {
+		return false
+	}
+	if host, _ := os.Hostname(); h.Host != host || h.Boot != bootIdentity() {
+		return false
+	}
+	start, running, gone, err := processStart(h.PID)
+	if err != nil {
+		return false
+	}
+	return gone || !running || start != h.PIDStart
+}
+
+// freeable reports whether a held lock may be taken over now, by
+// compare-and-swap from its exact current value: it expired, or its holder
+// is provably dead.
+func (h *Holder) freeable() bool {
+	return h != nil && (time.Now().After(h.Expires) || h.Dead())
 }
 
 func (h Holder) String() string {
@@ -78,8 +110,9 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // Acquire takes refs/scribe/locks/<name> by compare-and-swap (create: fails
 // if the ref exists), backing off with jitter until opts.Timeout. A lock past
-// its expiry is taken over only by CAS from its exact old value; a dead pid is
-// not treated as proof (pids are reused, hosts are shared).
+// its expiry, or whose holder is provably dead (Holder.Dead: a missing pid
+// alone is no proof, pids are reused and hosts shared), is taken over only
+// by CAS from its exact old value.
 func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Lock, error) {
 	locks, err := r.AcquireAll(ctx, []string{name}, opts)
 	if err != nil {
@@ -129,7 +162,7 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 				blocker = &LockedError{Name: n}
 			case cur == "":
 				fmt.Fprintf(&tx, "create %s %s\n", ref, oid)
-			case holder != nil && time.Now().After(holder.Expires):
+			case holder.freeable():
 				fmt.Fprintf(&tx, "update %s %s %s\n", ref, oid, cur)
 			default:
 				blocker = &LockedError{Name: n, Holder: holder}
@@ -211,6 +244,9 @@ func (r *Repo) writeHolder(ctx context.Context, names []string, opts LockOptions
 	now := time.Now()
 	h := Holder{Host: host, PID: os.Getpid(), Started: now.UTC().Truncate(time.Second),
 		Expires: now.Add(opts.TTL).UTC().Truncate(time.Second), Nonce: hex.EncodeToString(nonce), Purpose: opts.Purpose}
+	if start, running, _, err := processStart(h.PID); err == nil && running {
+		h.Boot, h.PIDStart = bootIdentity(), start
+	}
 	body, _ := json.Marshal(h)
 	out, err := r.gitIn(ctx, runOpts{stdin: body}, "hash-object", "-w", "--stdin")
 	if err != nil {
@@ -261,6 +297,9 @@ type HeldLock struct {
 	OID     string  `json:"oid"`
 	Holder  *Holder `json:"holder,omitempty"`
 	Expired bool    `json:"expired"`
+	// Dead: the holder provably died on this host (Holder.Dead); the next
+	// acquirer takes the lock over at once.
+	Dead bool `json:"dead,omitempty"`
 }
 
 // Locks lists the scribe locks currently held.
@@ -281,6 +320,7 @@ func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
 			if json.Unmarshal(blob, &h) == nil {
 				hl.Holder = &h
 				hl.Expired = time.Now().After(h.Expires)
+				hl.Dead = h.Dead()
 			}
 		}
 		locks = append(locks, hl)

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -36,9 +37,12 @@ func (r *Repo) QueueDir() string { return filepath.Join(r.ScribeDir(), "queue") 
 
 // Enqueue stores a record durably (temp file, fsync, rename) and returns it.
 func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
-	body, err := json.Marshal(payload)
+	body, err := r.queuePayload(payload)
 	if err != nil {
 		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	}
+	if r.Redact != nil {
+		reason = r.Redact(reason)
 	}
 	now := time.Now()
 	b := make([]byte, 4)
@@ -57,6 +61,43 @@ func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
 	return it, nil
 }
 
+// queuePayload is payload as JSON, with r.Redact applied to every string
+// in it (keys too) when set.
+func (r *Repo) queuePayload(payload any) (json.RawMessage, error) {
+	body, err := json.Marshal(payload)
+	if err != nil || r.Redact == nil {
+		return body, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numbers travel as written, not through float64
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("redact payload: %w", err)
+	}
+	return json.Marshal(redactStrings(v, r.Redact))
+}
+
+// redactStrings returns v (a decoded JSON value) with redact applied to
+// every string in it.
+func redactStrings(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x)
+	case []any:
+		for i := range x {
+			x[i] = redactStrings(x[i], redact)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact(k)] = redactStrings(e, redact)
+		}
+		return out
+	}
+	return v
+}
+
 // RecordOnce stores a record under a caller-chosen key; it reports false
 // without writing when a record with that key is already queued, so the same
 // key can never be queued twice. The link(2) of a complete temp file makes it
@@ -68,7 +109,7 @@ func (r *Repo) RecordOnce(kind, key string, payload any) (bool, error) {
 	if !kindRE().MatchString(kind) {
 		return false, fmt.Errorf("queue: invalid kind %q: lowercase letters only", kind)
 	}
-	body, err := json.Marshal(payload)
+	body, err := r.queuePayload(payload)
 	if err != nil {
 		return false, fmt.Errorf("queue %s: %w", kind, err)
 	}

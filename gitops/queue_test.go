@@ -280,3 +280,55 @@ func TestQueuedRecoversTornKeyedRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueRedacts: with Repo.Redact set, no string of a queued record
+// (payload, nested lists and maps, reason, keyed records) reaches the
+// queue directory unredacted; numbers keep their exact value.
+func TestQueueRedacts(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	const secret = "hunter2-" + "s3cret"
+	r.Redact = func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED:test]") }
+	type plan struct {
+		Done  []string          `json:"done"`
+		Meta  map[string]string `json:"meta"`
+		Big   int64             `json:"big"`
+		Inner struct{ Hint string }
+	}
+	p := plan{Done: []string{"rotated " + secret}, Meta: map[string]string{"k": "v " + secret}, Big: 1<<62 + 1}
+	p.Inner.Hint = "hint " + secret
+	if _, err := r.Enqueue("plan", "deferred: "+secret, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RecordOnce("commit", "abc", map[string]string{"subject": secret}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(r.QueueDir())
+	if len(ents) != 2 {
+		t.Fatalf("queue holds %d files, want 2", len(ents))
+	}
+	for _, e := range ents {
+		data, _ := os.ReadFile(filepath.Join(r.QueueDir(), e.Name()))
+		if strings.Contains(string(data), secret) {
+			t.Errorf("%s holds the secret: %s", e.Name(), data)
+		}
+	}
+	items, err := r.Queued()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("Queued = %v, %v", items, err)
+	}
+	var got plan
+	for _, it := range items {
+		if it.Kind != "plan" {
+			continue
+		}
+		if err := json.Unmarshal(it.Payload, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Big != p.Big || got.Done[0] != "rotated [REDACTED:test]" || got.Meta["k"] != "v [REDACTED:test]" ||
+			got.Inner.Hint != "hint [REDACTED:test]" || it.Reason != "deferred: [REDACTED:test]" {
+			t.Errorf("landed plan = %+v (reason %q)", got, it.Reason)
+		}
+	}
+}

@@ -152,7 +152,7 @@ func (e *RejectedError) Error() string {
 func (r *Repo) push(ctx context.Context, remote string, args ...string) (pushResult, error) {
 	res := pushResult{Rejected: map[string]string{}}
 	full := append([]string{"push", "--porcelain"}, args...)
-	out, err := r.Git(ctx, full...)
+	out, err := r.gitIn(ctx, runOpts{network: true}, full...)
 	sawRef := false
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.SplitN(line, "\t", 3)
@@ -185,7 +185,7 @@ func (r *Repo) push(ctx context.Context, remote string, args ...string) (pushRes
 // the remote are *UnreachableError.
 func (r *Repo) fetch(ctx context.Context, remote string, refspecs ...string) error {
 	args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--prune", remote}, refspecs...)
-	_, err := r.Git(ctx, args...)
+	_, err := r.gitIn(ctx, runOpts{network: true}, args...)
 	if err == nil {
 		return nil
 	}

@@ -43,6 +43,48 @@ func (e *RemoteLockedError) Error() string {
 
 func (e *RemoteLockedError) Unwrap() error { return ErrLocked }
 
+// DefaultNetworkTimeout bounds one remote operation of a remote lock when
+// Repo.NetworkTimeout is not set.
+const DefaultNetworkTimeout = 10 * time.Second
+
+// lockNet runs op (one push or fetch for a remote lock) bounded by the
+// network timeout (not by the lock timeout, which is how long to wait for
+// another holder: a loaded machine's push may take longer than that); git
+// and every process it started are killed when it expires, and the result
+// is an *UnreachableError saying so (callers queue the write).
+func (r *Repo) lockNet(ctx context.Context, remote string, op func(context.Context) error) error {
+	limit := r.NetworkTimeout
+	if limit <= 0 {
+		limit = DefaultNetworkTimeout
+	}
+	nctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	err := op(nctx)
+	if err != nil && ctx.Err() == nil && errors.Is(nctx.Err(), context.DeadlineExceeded) {
+		return &UnreachableError{Remote: remote, Err: fmt.Errorf("no answer within %s; git and its transport were stopped (raise sync.network_timeout in .scribe.yaml if the remote is just slow)", limit)}
+	}
+	return err
+}
+
+// checkLockRemote refuses a remote that is not configured in the
+// repository's git config. The name may come from a committed
+// .scribe.yaml, which anyone who can push to the repository writes: as a
+// URL it would make every scribe write send this host's name and pid
+// there. Only remote.<name>.url, which only the user sets, is trusted. The
+// refusal is an *UnreachableError, so the write is queued, never lost.
+func (r *Repo) checkLockRemote(ctx context.Context, remote string) error {
+	url := ""
+	if remote != "" && !strings.ContainsAny(remote, " \t\r\n=") {
+		url, _ = r.configValue(ctx, "remote."+remote+".url")
+	}
+	if url == "" {
+		return &UnreachableError{Remote: remote, Err: fmt.Errorf("%q is not a remote configured in this repository's git config (no remote.%s.url): "+
+			"remote locks only use a remote you configured, never a URL from a committed .scribe.yaml; "+
+			"add it with `git remote add NAME URL` and set sync.remote to NAME, or pass --no-remote-lock", remote, remote)}
+	}
+	return nil
+}
+
 // RemoteLock is a set of locks held on a remote.
 type RemoteLock struct {
 	repo   *Repo
@@ -58,6 +100,9 @@ type RemoteLock struct {
 // value. A remote that cannot be reached fails at once with an
 // *UnreachableError (callers queue the write: it is never done unlocked).
 func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string, opts LockOptions) (*RemoteLock, error) {
+	if err := r.checkLockRemote(ctx, remote); err != nil {
+		return nil, err
+	}
 	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)
 	if err != nil || len(names) == 0 {
 		return nil, err
@@ -73,7 +118,10 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 			args = append(args, "--force-with-lease="+ref+":"+expect[n])
 			specs = append(specs, oid+":"+ref)
 		}
-		_, err := r.push(ctx, remote, append(args, specs...)...)
+		err := r.lockNet(ctx, remote, func(ctx context.Context) error {
+			_, err := r.push(ctx, remote, append(args, specs...)...)
+			return err
+		})
 		if err == nil {
 			return &RemoteLock{repo: r, Remote: remote, Names: names, OID: oid, Owner: h}, nil
 		}
@@ -89,7 +137,15 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 		}
 		// Someone holds at least one: look at the holders (fetching their
 		// objects), take over what has expired, or wait.
-		held, ferr := r.remoteLocks(ctx, remote)
+		var held map[string]HeldLock
+		ferr := r.lockNet(ctx, remote, func(ctx context.Context) (err error) {
+			held, err = r.remoteLocks(ctx, remote)
+			return err
+		})
+		var fue *UnreachableError
+		if errors.As(ferr, &fue) {
+			return nil, fue
+		}
 		if ferr != nil {
 			return nil, fmt.Errorf("read locks on %s: %w", remote, ferr)
 		}
@@ -99,7 +155,7 @@ func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string,
 			switch {
 			case !ok:
 				expect[n] = ""
-			case cur.Holder != nil && time.Now().After(cur.Holder.Expires):
+			case cur.Holder.freeable():
 				expect[n] = cur.OID
 			default:
 				expect[n] = "" // a live lock is never leased: the push fails while it is held
@@ -203,8 +259,10 @@ func (l *RemoteLock) Release(ctx context.Context) error {
 			args = append(args, "--force-with-lease="+ref+":"+l.OID)
 			specs = append(specs, ":"+ref)
 		}
-		_, err := l.repo.push(ctx, l.Remote, append(args, specs...)...)
-		return err
+		return l.repo.lockNet(ctx, l.Remote, func(ctx context.Context) error {
+			_, err := l.repo.push(ctx, l.Remote, append(args, specs...)...)
+			return err
+		})
 	}
 	err := del(l.Names)
 	var rej *RejectedError

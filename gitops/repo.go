@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -26,6 +27,14 @@ type Repo struct {
 	// also takes its locks (`--remote-lock`, sync.remote_lock); a
 	// CommitRequest's own RemoteLock wins.
 	RemoteLock string
+	// Redact, when set, removes secrets from every string of a queued
+	// record before it is written under the scribe dir (Enqueue,
+	// RecordOnce): a deferred write must not leave on disk what the vault
+	// would never hold.
+	Redact func(string) string
+	// NetworkTimeout bounds each remote operation a remote lock runs
+	// (sync.network_timeout; default DefaultNetworkTimeout).
+	NetworkTimeout time.Duration
 
 	env     []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	goOnce  sync.Once
@@ -37,7 +46,10 @@ type Repo struct {
 // that also covers repositories go-git refuses, such as ones with
 // extensions.worktreeConfig.
 func Discover(ctx context.Context, dir string) (*Repo, error) {
-	out, err := git(ctx, dir, runOpts{}, "rev-parse", "--path-format=absolute",
+	// GIT_DIR and GIT_WORK_TREE are relative to the caller's directory, not
+	// to dir (scribe's own -C): pass them on absolute.
+	env := absGitEnv()
+	out, err := git(ctx, dir, runOpts{env: env}, "rev-parse", "--path-format=absolute",
 		"--show-toplevel", "--git-dir", "--git-common-dir")
 	if err != nil {
 		var ge *GitError
@@ -54,12 +66,58 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("%s: no work tree: %w", dir, ErrNotARepo)
 	}
 	r := &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}
+	if wt, ok := impliedWorkTree(ctx, dir, r.GitDir, env); ok {
+		r.WorkTree = wt
+	}
 	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
 		// They may be relative to the caller's directory; every later git
 		// call runs in the work tree, so pass them on absolute.
 		r.env = []string{"GIT_DIR=" + r.GitDir, "GIT_WORK_TREE=" + r.WorkTree}
 	}
 	return r, nil
+}
+
+// absGitEnv is GIT_DIR and GIT_WORK_TREE made absolute against the
+// process's directory, for those that are set and relative.
+func absGitEnv() []string {
+	var env []string
+	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE"} {
+		if v := os.Getenv(k); v != "" && !filepath.IsAbs(v) {
+			if abs, err := filepath.Abs(v); err == nil {
+				env = append(env, k+"="+abs)
+			}
+		}
+	}
+	return env
+}
+
+// impliedWorkTree is the work tree a GIT_DIR set without GIT_WORK_TREE (or
+// core.worktree) means when it is an ordinary repository's ".git"
+// directory and dir lies inside that repository: its parent. Git alone
+// would take the current directory as the top of the work tree, so from a
+// subdirectory (`git --git-dir=../.git scribe`) every other file would look
+// deleted and the vault would be written under the subdirectory.
+func impliedWorkTree(ctx context.Context, dir, gitDir string, env []string) (string, bool) {
+	if os.Getenv("GIT_DIR") == "" || os.Getenv("GIT_WORK_TREE") != "" || filepath.Base(gitDir) != ".git" {
+		return "", false
+	}
+	out, err := git(ctx, dir, runOpts{env: env}, "config", "--get-regexp", `^core\.(worktree|bare)$`)
+	if err != nil && exitCode(err) != 1 {
+		return "", false
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if k, v, _ := strings.Cut(l, " "); k == "core.worktree" || k == "core.bare" && v == "true" {
+			return "", false
+		}
+	}
+	top := filepath.Dir(gitDir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if rel, err := filepath.Rel(top, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return top, true
 }
 
 // Git runs git in the work tree and returns its stdout.
@@ -177,6 +235,32 @@ func (r *Repo) Abs(rel string) (string, error) {
 		return "", fmt.Errorf("%s is a symlink; refusing to write through it", rel)
 	}
 	return abs, nil
+}
+
+// AbsRead is Abs for reading: a symlink whose target is inside the
+// repository is followed (moby ships CLAUDE.md -> AGENTS.md; a read-only
+// check must read it). Writing through a symlink stays refused (Abs).
+func (r *Repo) AbsRead(rel string) (string, error) {
+	abs, err := r.Abs(rel)
+	if err == nil {
+		return abs, nil
+	}
+	link := filepath.Join(r.WorkTree, filepath.FromSlash(rel))
+	if fi, lerr := os.Lstat(link); lerr != nil || fi.Mode()&os.ModeSymlink == 0 || CheckRelPath(rel) != nil {
+		return "", err
+	}
+	real, rerr := filepath.EvalSymlinks(link)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, rerr)
+	}
+	root, rerr := filepath.EvalSymlinks(r.WorkTree)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve work tree: %w", rerr)
+	}
+	if !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is a symlink leading outside the repository; not read", rel)
+	}
+	return real, nil
 }
 
 // CheckRelPath rejects paths scribe must never generate: absolute, "..",

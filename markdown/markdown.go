@@ -67,3 +67,33 @@ func OpeningFence(trimmed string) string {
 	}
 	return ""
 }
+
+// Section finds the section a level-N ATX heading titled title (compared
+// case-insensitively) opens: the index of its heading line and of the first
+// line after the section (the next heading of level N or higher, or
+// len(lines)). Headings inside fenced code blocks are code, not structure:
+// a "## Project Rules" in an example above the real one is skipped. ok is
+// false when there is none. Lines may keep their line endings.
+func Section(lines []string, level int, title string) (head, end int, ok bool) {
+	head = -1
+	var fences Fences
+	for i, l := range lines {
+		if fences.Skip(strings.TrimSpace(l)) {
+			continue
+		}
+		lv, t, isHeading := Heading(l)
+		if !isHeading {
+			continue
+		}
+		if head < 0 {
+			if lv == level && strings.EqualFold(t, title) {
+				head = i
+			}
+			continue
+		}
+		if lv <= level {
+			return head, i, true
+		}
+	}
+	return head, len(lines), head >= 0
+}

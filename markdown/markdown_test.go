@@ -1,6 +1,9 @@
 package markdown
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHeading(t *testing.T) {
 	t.Parallel()
@@ -47,4 +50,29 @@ func FuzzHeading(f *testing.F) {
 			t.Fatalf("Heading(%q) level %d ok %v", s, level, ok)
 		}
 	})
+}
+
+func TestSection(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text string
+		head, end  int
+		ok         bool
+	}{
+		{"plain", "# T\n## Rules\n- a\n### sub\n- b\n## Next\n", 1, 5, true},
+		{"to the end", "## Rules\n- a", 0, 2, true},
+		{"missing", "# T\n## Other\n", -1, 2, false},
+		{"fenced example first", "```\n## Rules\n```\n## rules\n- a\n# Top\n", 3, 5, true},
+		{"heading in a tilde fence ends nothing", "## Rules\n~~~\n## Next\n~~~\n- a\n", 0, 5, true},
+	}
+	for _, tt := range tests {
+		lines := strings.SplitAfter(tt.text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		head, end, ok := Section(lines, 2, "Rules")
+		if head != tt.head || end != tt.end || ok != tt.ok {
+			t.Errorf("%s: Section = %d, %d, %v; want %d, %d, %v", tt.name, head, end, ok, tt.head, tt.end, tt.ok)
+		}
+	}
 }

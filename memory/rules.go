@@ -23,42 +23,18 @@ func CleanRule(rule string) string {
 	return capRunes(strings.TrimSpace(rule), 300)
 }
 
-// section finds the "## Project Rules" section: the index of its heading
-// line and of the first line after it (the next level-1 or level-2 heading
-// outside a code fence, or len(lines)). ok is false when there is none.
-func section(lines []string) (head, end int, ok bool) {
-	head = -1
-	fence := ""
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
-		level, title, _ := markdown.Heading(l)
-		if head < 0 {
-			if level == 2 && strings.EqualFold(title, RulesHeading) {
-				head = i
-			}
-			continue
-		}
-		if level == 1 || level == 2 {
-			return head, i, true
-		}
-	}
-	return head, len(lines), head >= 0
+// RulesSection finds the "## Project Rules" section of CLAUDE.md's lines:
+// the index of its heading line and of the first line after it. It is the
+// one finder memory and check share (markdown.Section: headings in fenced
+// code are skipped). ok is false when there is none.
+func RulesSection(lines []string) (head, end int, ok bool) {
+	return markdown.Section(lines, 2, RulesHeading)
 }
 
 // Rules lists the rules under "## Project Rules" (its list items).
 func Rules(claudeMD string) []string {
 	lines := strings.Split(claudeMD, "\n")
-	head, end, ok := section(lines)
+	head, end, ok := RulesSection(lines)
 	if !ok {
 		return nil
 	}
@@ -109,7 +85,7 @@ func AddRule(claudeMD, rule string) (out string, changed bool) {
 	}
 	item := "- " + rule
 	lines := strings.Split(claudeMD, "\n")
-	head, end, ok := section(lines)
+	head, end, ok := RulesSection(lines)
 	if !ok {
 		var b strings.Builder
 		b.WriteString(claudeMD)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/git-scribe/git-scribe/internal/sentence"
 )
 
 // normalize lowercases s, turns every run of non-letter, non-digit runes into
@@ -211,31 +213,13 @@ func Slug(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-// sentences splits text into sentences and lines, trimmed, non-empty.
+// sentences splits text into sentences and lines, trimmed, non-empty:
+// each line (list and quote markers dropped) through sentence.Split.
 func sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*>#"))
-		start := 0
-		rs := []rune(line)
-		for i, r := range rs {
-			end := false
-			switch r {
-			case '.', '!', '?':
-				end = i+1 == len(rs) || unicode.IsSpace(rs[i+1])
-			case '。', '！', '？':
-				end = true
-			}
-			if end {
-				if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-					out = append(out, s)
-				}
-				start = i + 1
-			}
-		}
-		if s := strings.TrimSpace(string(rs[start:])); s != "" {
-			out = append(out, s)
-		}
+		out = append(out, sentence.Split(line)...)
 	}
 	return out
 }

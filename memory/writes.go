@@ -36,12 +36,12 @@ type pendingOp struct {
 	Decisions []Decision `json:"decisions,omitempty"`
 	Rule      string     `json:"rule,omitempty"`
 	Trap      *Trap      `json:"trap,omitempty"`
-	// Branch is the branch the person confirmed it on: it lands only there.
-	Branch string `json:"branch,omitempty"`
 	// Confirmed is how the person said yes (the Scribe-Confirmed value);
 	// empty in records written before it was kept, meaning "yes".
 	Confirmed string `json:"confirmed,omitempty"`
-	item      gitops.QueueItem
+	// Branch is the branch the person confirmed it on: it lands only there.
+	Branch string `json:"branch,omitempty"`
+	item   gitops.QueueItem
 }
 
 func (s *Store) savePending(op pendingOp) error {
@@ -278,6 +278,11 @@ func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult,
 	var target string
 	for _, suffix := range []string{"", hashID(string(text))[:8]} {
 		p := path.Join(dir, t.FileName(suffix))
+		if _, reserved := s.Config.Paths.Reserved(p); reserved {
+			// A trap titled "Bridge note" must never be written over the
+			// bridge note (nor take a name people read as a vault file).
+			p = path.Join(dir, "trap-"+t.FileName(suffix))
+		}
 		abs, err := s.Repo.Abs(p)
 		if err != nil {
 			return res, err

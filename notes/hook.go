@@ -3,6 +3,7 @@ package notes
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/git-scribe/git-scribe/internal/sentence"
 	"strings"
 )
 
@@ -42,23 +43,11 @@ func (h Hook) Apply(in WrapInput) WrapInput {
 	return in
 }
 
-// firstSentences keeps the first n sentences of s, at most max runes.
+// firstSentences keeps the first n sentences of s (the one sentence
+// splitter, internal/sentence: "Bumped Go to 1.26." is one sentence), at
+// most max runes.
 func firstSentences(s string, n, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	end := 0
-	for i, r := range s {
-		if r == '.' || r == '!' || r == '?' {
-			n--
-			end = i + 1
-			if n == 0 {
-				break
-			}
-		}
-	}
-	if n > 0 || end == 0 {
-		end = len(s)
-	}
-	s = s[:end]
+	s = sentence.FirstN(strings.Join(strings.Fields(s), " "), n)
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max-1]) + "…"
 	}

@@ -106,6 +106,24 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	return out, findings
 }
 
+// RedactPaths is Redact for a list of paths (changed files, cited files):
+// each path is scanned on its own, so a secret in a file or directory name
+// never reaches a note, a journal entry or a commit message, and a match
+// never spans two paths. The result has one entry per path, in order.
+func RedactPaths(paths []string) []string { return shared.RedactPaths(paths) }
+
+// RedactPaths is as the package-level RedactPaths, with r's detector.
+func (r *Redactor) RedactPaths(paths []string) []string {
+	if len(paths) == 0 {
+		return paths
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i], _ = r.Redact(p)
+	}
+	return out
+}
+
 // detector builds the gitleaks detector on first use.
 func (r *Redactor) detector() *detect.Detector {
 	r.once.Do(func() {
@@ -133,7 +151,7 @@ func newDetector() (*detect.Detector, error) {
 
 	v := viper.New()
 	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig + extraRules)); err != nil {
 		return nil, fmt.Errorf("read default config: %w", err)
 	}
 	var vc config.ViperConfig
@@ -151,6 +169,26 @@ func newDetector() (*detect.Detector, error) {
 	det.IgnoreGitleaksAllow = true
 	return det, nil
 }
+
+// extraRules are rules gitleaks' defaults lack, in its own TOML form so
+// they pass through the same detector (keywords, decoding, allowlists).
+//
+// connection-string-password: the user information of a URL with a
+// password ("postgres://app:s3cret@db/prod", "mongodb+srv://u:p@cluster",
+// mysql, redis, amqp, https). The secret is the whole "user:password" (not
+// the password alone: every occurrence of a secret is replaced, and a
+// one-letter password would take every such letter of the text with it).
+// A password may hold an unencoded "@" (the last one ends it); a value
+// already redacted ("[REDACTED:…]") is not a password.
+const extraRules = `
+
+[[rules]]
+id = "connection-string-password"
+description = "Password in the user information of a URL (a database, broker or cache connection string)"
+regex = '''(?i)\b[a-z][a-z0-9+.\-]{1,31}://([^\s:/?#@\[\]'"\x60<>]{0,256}:[^\s/?#\[\]'"\x60<>]{1,256})@[^\s/?#@'"\x60<>]'''
+secretGroup = 1
+keywords = ["://"]
+`
 
 // span is a byte range of the scanned text to replace with rule's marker.
 type span struct {

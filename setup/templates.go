@@ -45,6 +45,7 @@ const scribeYAMLTemplate = `# git-scribe configuration. Every key is optional; t
 #   remote: ""           # default: the branch's upstream remote, else origin
 #   branch: ""           # the vault branch; default: the current branch
 #   remote_lock: false   # every write also takes its lock on the remote (wrap --remote-lock)
+#   network_timeout: 10s # bound on each remote-lock push/fetch; past it the write is queued
 
 # followups:             # ACTIVE-STATUS.md sources and conversation follow-ups
 #   actives: [projects/*/actives/*/todos.md]            # open checkboxes; first * = project, second = task

@@ -277,21 +277,17 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			LockOptions: v.lockOptions("wrap"),
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
 				res := map[string][]byte{}
-				journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
-				wroteJournal := false
+				var entries []notes.Entry
+				var onlyUncovered []bool
 				for _, p := range all {
-					if p.Entry == nil || coveredEntry(journal, *p.Entry, p.OnlyUncovered) {
-						continue
-					}
-					journal, archive = notes.Append(journal, archive, *p.Entry, v.Config.JournalMax)
-					wroteJournal = true
-				}
-				if wroteJournal {
-					res[notes.VaultJournal] = []byte(journal)
-					if archive != string(cur[notes.VaultArchive]) {
-						res[notes.VaultArchive] = []byte(archive)
+					if p.Entry != nil {
+						entries = append(entries, *p.Entry)
+						onlyUncovered = append(onlyUncovered, p.OnlyUncovered)
 					}
 				}
+				v.appendJournal(cur, res, entries, func(journal string, i int) bool {
+					return onlyUncovered[i] && coveredAlready(journal, entries[i].Commits)
+				})
 				done := map[string]bool{}
 				for i := len(all) - 1; i >= 0; i-- {
 					bp := bridgeOf(all[i])
@@ -458,7 +454,7 @@ func (v *Vault) landedQueueIDs(ctx context.Context, queued []gitops.QueueItem) m
 		return done
 	}
 	// Bounded by commits, not matches: a crash leaves its commit near the tip.
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil {
 		return done
 	}

@@ -15,7 +15,7 @@ import (
 // ReadWorktree reads a vault file from the work tree; ok is false when it
 // does not exist.
 func (v *Vault) ReadWorktree(rel string) ([]byte, bool, error) {
-	abs, err := v.Repo.Abs(rel)
+	abs, err := v.Repo.AbsRead(rel)
 	if err != nil {
 		return nil, false, err
 	}

@@ -383,11 +383,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 						for _, a := range f {
 							e.Next = append(e.Next, followups.Tagged(a.Project, a.Candidate.Text))
 						}
-						j, arch := notes.Append(text, string(cur[notes.VaultArchive]), e, v.Config.JournalMax)
-						out[notes.VaultJournal] = []byte(j)
-						if arch != string(cur[notes.VaultArchive]) {
-							out[notes.VaultArchive] = []byte(arch)
-						}
+						v.appendJournal(cur, out, []notes.Entry{e}, nil)
 					}
 				}
 				if b, ok := status.build(cur, out); ok {

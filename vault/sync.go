@@ -47,6 +47,7 @@ func (v *Vault) Sync(ctx context.Context, remote string) (SyncReport, error) {
 		if err != nil {
 			return rep, err
 		}
+		v.forgetTip()
 		ours, err := v.Repo.VaultTip(ctx)
 		if err != nil {
 			return rep, err
@@ -66,6 +67,7 @@ func (v *Vault) Sync(ctx context.Context, remote string) (SyncReport, error) {
 				continue // written meanwhile: go again
 			}
 			rep.Action, rep.After = "fetched", theirs
+			v.forgetTip()
 			rep.Warnings = append(rep.Warnings, v.RenderView(ctx)...)
 			return rep, nil
 		}
@@ -81,6 +83,7 @@ func (v *Vault) Sync(ctx context.Context, remote string) (SyncReport, error) {
 					continue
 				}
 				rep.Action, rep.After = "fetched", theirs
+				v.forgetTip()
 				rep.Warnings = append(rep.Warnings, v.RenderView(ctx)...)
 				return rep, nil
 			case theirs: // ahead: push as is

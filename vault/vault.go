@@ -26,16 +26,17 @@ type Vault struct {
 	NoRemoteLock bool
 	// Notify receives one-time notices for the person (the vault import).
 	Notify func(string)
+	// ReadOnly makes reads write nothing: no import of tracked vault files
+	// (Migrate), no view refresh (RenderView). Read-only MCP tools set it.
+	ReadOnly bool
 	// Landers land the queue's other kinds of deferred write (memory's
 	// confirmed writes), keyed by queue kind: Drain and Wrap call them, so
 	// one landing serves every kind the queue holds.
 	Landers map[string]Lander
-	// ReadOnly makes the vault's reads pure: they never import the vault
-	// files a branch tracks (Migrate does nothing). The MCP server's
-	// read-only tools set it.
-	ReadOnly bool
 
 	migrated bool
+	tip      string // vaultTip's memo
+	tipKnown bool
 }
 
 // Lander lands the queued records of one kind, oldest first; it reports

@@ -32,7 +32,7 @@ func (v *Vault) bridgePath(ctx context.Context) (string, error) {
 // missing from the map) and the tip itself ("" before the first write).
 func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[string][]byte, error) {
 	v.Migrate(ctx)
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -43,13 +43,32 @@ func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[str
 	return tip, files, nil
 }
 
+// vaultTip is refs/scribe/vault's tip as this command last saw or wrote
+// it: the reads a command plans with resolve it once, not once each (the
+// commit itself always builds on the ref's current value, by CAS).
+func (v *Vault) vaultTip(ctx context.Context) (string, error) {
+	if v.tipKnown {
+		return v.tip, nil
+	}
+	tip, err := v.Repo.VaultTip(ctx)
+	if err == nil {
+		v.tip, v.tipKnown = tip, true
+	}
+	return tip, err
+}
+
+// forgetTip makes the next read resolve the vault's tip again.
+func (v *Vault) forgetTip() { v.tipKnown = false }
+
 // commitVault makes one commit on refs/scribe/vault and refreshes the
 // working-tree view; the view's warnings ride on the result.
 func (v *Vault) commitVault(ctx context.Context, req gitops.CommitRequest) (gitops.CommitResult, error) {
 	v.Migrate(ctx)
 	req.Vault = true
 	res, err := v.Repo.CommitPaths(ctx, req)
+	v.forgetTip()
 	if err == nil && res.SHA != "" {
+		v.tip, v.tipKnown = res.SHA, true
 		res.Warnings = append(res.Warnings, v.RenderView(ctx)...)
 	}
 	return res, err
@@ -98,7 +117,7 @@ func sum(b []byte) string {
 // alone until the person untracks them. It returns warnings; it never
 // fails a command.
 func (v *Vault) RenderView(ctx context.Context) []string {
-	if !v.Config.View {
+	if !v.Config.View || v.ReadOnly {
 		return nil
 	}
 	head, err := v.Repo.Head(ctx)
@@ -318,7 +337,9 @@ func (v *Vault) Migrate(ctx context.Context) {
 				strings.TrimPrefix(head.Ref, "refs/heads/"), gitops.TrailerMode, head.Commit)
 		},
 	}
-	if res, err := v.Repo.CommitPaths(ctx, req); err != nil || res.SHA == "" {
+	res, err := v.Repo.CommitPaths(ctx, req)
+	v.forgetTip()
+	if err != nil || res.SHA == "" {
 		return
 	}
 	// Ignored from now on: once the person untracks the old copies they
@@ -349,18 +370,34 @@ func (v *Vault) AppendEntry(ctx context.Context, e notes.Entry, subject, mode st
 		Locks:       []string{"journal"},
 		LockOptions: v.lockOptions(mode),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
-			if coveredEntry(journal, e, false) {
-				return nil, nil
-			}
-			j, a := notes.Append(journal, archive, e, v.Config.JournalMax)
-			out := map[string][]byte{notes.VaultJournal: []byte(j)}
-			if a != archive {
-				out[notes.VaultArchive] = []byte(a)
-			}
+			out := map[string][]byte{}
+			v.appendJournal(cur, out, []notes.Entry{e}, nil)
 			return out, nil
 		},
 		Message: func([]string) string { return scribeMessage(subject, mode, "") },
 	}
 	return v.commitVault(ctx, req)
+}
+
+// appendJournal appends entries to the vault journal of a commit being
+// built (cur: its files now; out: what it writes), archiving past
+// journal_max; an entry whose id the journal has, or that skip says is
+// covered, is left out. It reports whether anything was appended.
+func (v *Vault) appendJournal(cur, out map[string][]byte, entries []notes.Entry, skip func(journal string, i int) bool) bool {
+	journal, archive := string(cur[notes.VaultJournal]), string(cur[notes.VaultArchive])
+	wrote := false
+	for i, e := range entries {
+		if coveredEntry(journal, e, false) || (skip != nil && skip(journal, i)) {
+			continue
+		}
+		journal, archive = notes.Append(journal, archive, e, v.Config.JournalMax)
+		wrote = true
+	}
+	if wrote {
+		out[notes.VaultJournal] = []byte(journal)
+		if archive != string(cur[notes.VaultArchive]) {
+			out[notes.VaultArchive] = []byte(archive)
+		}
+	}
+	return wrote
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/sentence"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -387,7 +388,7 @@ func dedup(in []string) []string {
 // count.
 func summarise(hint string, ch gitops.Changes, files []string) string {
 	s := hint
-	if i := strings.IndexAny(s, ".!?\n"); i > 0 {
+	if i := sentence.FirstEnd(s); i > 0 {
 		s = s[:i]
 	}
 	// The only commit's subject says it all only when nothing else changed.
@@ -548,7 +549,7 @@ func entryID(t time.Time) string {
 // lastFingerprint is the Scribe-Fingerprint of the newest vault commit
 // that has one, within a bounded walk of the vault's history.
 func (v *Vault) lastFingerprint(ctx context.Context) string {
-	tip, err := v.Repo.VaultTip(ctx)
+	tip, err := v.vaultTip(ctx)
 	if err != nil || tip == "" {
 		return ""
 	}

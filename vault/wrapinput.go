@@ -51,7 +51,8 @@ func ReadWrapInput(o InputOptions) (notes.WrapInput, *notes.Hook, error) {
 		}
 	}
 	if o.Hook {
-		data, err := io.ReadAll(io.LimitReader(o.Stdin, 16<<20))
+		// Bounded: a stdin the agent never closes cannot block the hook.
+		data, err := readHookInput(o.Stdin, hookInputWait)
 		if err != nil {
 			return in, nil, fmt.Errorf("read hook input: %w", err)
 		}
