@@ -223,7 +223,7 @@ func TestMCP(t *testing.T) {
 		tools[tl.Name] = tl
 	}
 	readOnly := []string{"bridge_read", "journal_tail", "progress_list", "status", "followups_extract", "compound_list"}
-	writing := []string{"progress_done", "rule_propose", "trap_propose", "compound_gate"}
+	writing := []string{"progress_done", "rule_propose", "trap_propose", "compound_gate", "followups_route"}
 	for _, name := range append(append([]string{}, readOnly...), writing...) {
 		tl := tools[name]
 		if tl == nil {
@@ -264,6 +264,31 @@ func TestMCP(t *testing.T) {
 	if res.IsError || !strings.Contains(text, "migrate the cache") || !strings.Contains(text, "route_command") {
 		t.Errorf("followups_extract = %s", text)
 	}
+	// Routing the orphan asks the person with its destination, then writes it.
+	_, res, text = callTool(t, ctx, cs, "followups_route", map[string]any{"transcript": "session.txt", "routes": []any{map[string]any{"item": "9", "to": "journal"}}})
+	if !res.IsError || !strings.Contains(text, `"9"`) {
+		t.Errorf("followups_route naming no orphan = %s", text)
+	}
+	_, res, text = callTool(t, ctx, cs, "followups_route", map[string]any{"transcript": "session.txt", "routes": []any{map[string]any{"item": "1", "to": "todos", "project": "../x"}}})
+	if !res.IsError || !strings.Contains(text, "pattern") {
+		t.Errorf("followups_route with a path for a project = %s", text)
+	}
+	out, res, text = callTool(t, ctx, cs, "followups_route", map[string]any{"transcript": "session.txt", "routes": []any{map[string]any{"item": "1", "to": "journal"}}})
+	if res.IsError || out["written"] != true || out["confirmed_by"] != "mcp-elicitation" {
+		t.Errorf("accepted followups_route = %s", text)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "migrate the cache") || !strings.Contains(asked[0], "### Next") {
+		t.Errorf("the person was not shown the follow-up and its destination: %q", asked)
+	}
+	if _, _, text := callTool(t, ctx, cs, "journal_tail", map[string]any{"n": 1}); !strings.Contains(text, "migrate the cache") {
+		t.Errorf("the routed follow-up is not in the journal: %s", text)
+	}
+	_, _, text = callTool(t, ctx, cs, "followups_extract", map[string]any{"transcript": "session.txt"})
+	if strings.Contains(text, `"route_command"`) {
+		t.Errorf("the routed follow-up is still an orphan: %s", text)
+	}
+	asked = nil
+
 	_, res, text = callTool(t, ctx, cs, "compound_list", map[string]any{})
 	if res.IsError || !strings.Contains(text, `"queue"`) {
 		t.Errorf("compound_list = %s", text)
@@ -364,6 +389,7 @@ func TestMCPArgumentsAreData(t *testing.T) {
 	r.run("git", "add", "staged.txt")
 	r.write("api.go", "package api // unstaged\n")
 	r.write("untracked.txt", "untracked\n")
+	r.write("session.txt", "User: next session we should migrate the cache\n")
 	if err := os.Symlink(filepath.Join(r.work, "secret.txt"), filepath.Join(r.dir, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -408,10 +434,19 @@ func TestMCPArgumentsAreData(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("an invalid call asked the person %d time(s)", asked)
 	}
+	// A routing the person declines routes nothing.
+	out, res, text := callTool(t, ctx, cs, "followups_route", map[string]any{"transcript": "session.txt",
+		"routes": []any{map[string]any{"item": "1", "to": "journal"}}})
+	if res.IsError || out["written"] != false || out["status"] != "declined" || asked != 1 {
+		t.Errorf("declined followups_route = %s (asked %d)", text, asked)
+	}
+	if d := diffLines(before, fingerprint(t, r, r.dir, other)); d != "" {
+		t.Errorf("a declined routing changed:\n%s", d)
+	}
 	// The rule "--help" is a rule like any other: shown to the person, who
 	// declines; nothing is written to either repository's files or refs.
-	out, res, text := callTool(t, ctx, cs, "rule_propose", map[string]any{"rule": "--help"})
-	if res.IsError || out["written"] != false || out["status"] != "declined" || asked != 1 {
+	out, res, text = callTool(t, ctx, cs, "rule_propose", map[string]any{"rule": "--help"})
+	if res.IsError || out["written"] != false || out["status"] != "declined" || asked != 2 {
 		t.Errorf(`rule_propose {"rule":"--help"} declined = %s (asked %d)`, text, asked)
 	}
 	if r.read("CLAUDE.md") != "# Project\n" || !strings.Contains(r.run("git", "status", "--porcelain"), "A  staged.txt") {

@@ -49,6 +49,7 @@ Writing tools:
   rule_propose       a project rule for CLAUDE.md      (after a person's yes)
   trap_propose       a novel trap record               (after a person's yes)
   compound_gate      promote or reject memory candidates (after a person's yes)
+  followups_route    route orphaned follow-ups         (after a person's yes)
 
 Tool arguments are data, checked against each tool's JSON Schema: never
 command-line flags, paths outside the repository, or another repository.
@@ -287,6 +288,9 @@ func (s *mcpServer) server(log *slog.Logger) *mcp.Server {
 	addTool(srv, s, &mcp.Tool{Name: "progress_done", Annotations: write("Tick progress.md items", true), InputSchema: mcpSchema[mcpProgressDoneArg](tuneProgressDone),
 		Description: "Tick progress.md items and commit `progress: ITEM done`. Each item is matched as text (exact, else a unique prefix or substring); an ambiguous or unknown item is an error listing the candidates, and nothing is written then."},
 		s.progressDone)
+	addTool(srv, s, &mcp.Tool{Name: "followups_route", Annotations: write("Route follow-ups", false), InputSchema: mcpSchema[mcpFollowupsRouteArg](tuneFollowupsRoute),
+		Description: "Propose where a transcript's orphaned follow-ups go (journal, a project's todos.md, an active task, or skip; see followups_extract for their numbers). The person is asked in the client (MCP elicitation) with every follow-up and its destination file; nothing is routed unless they accept."},
+		s.followupsRoute)
 	addTool(srv, s, &mcp.Tool{Name: "rule_propose", Annotations: write("Propose a project rule", true), InputSchema: mcpSchema[mcpRuleArg](tuneRule),
 		Description: "Propose a project rule for CLAUDE.md's ## Project Rules. The person is asked in the client (MCP elicitation) with the exact rule; it is written only if they accept. Without elicitation nothing is written and the result names the command the person can run."},
 		s.rulePropose)

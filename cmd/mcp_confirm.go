@@ -11,9 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/memory"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // ProposalStatus is what became of a proposal made through MCP.
@@ -165,10 +168,12 @@ func (s *mcpServer) propose(ctx context.Context, c *mcpCall, st *memory.Store, t
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	st.ConfirmedVia = memory.ConfirmedMCPElicitation
-	if st.PendingCount() > 0 {
-		rep := st.LandPending(ctx)
-		res.Pending = &rep
+	if st != nil { // a memory write: land the person's earlier confirmed ones first
+		st.ConfirmedVia = memory.ConfirmedMCPElicitation
+		if st.PendingCount() > 0 {
+			rep := st.LandPending(ctx)
+			res.Pending = &rep
+		}
 	}
 	out, status, err := write(ctx, st)
 	if err != nil {
@@ -317,4 +322,115 @@ func proposalStatus(s string) ProposalStatus {
 		return ProposalQueued
 	}
 	return ProposalExists
+}
+
+// mcpRouteArg is one proposed destination for an orphan.
+type mcpRouteArg struct {
+	Item    string `json:"item" jsonschema:"the orphan: its number n in followups_extract's orphans, or its text"`
+	To      string `json:"to" jsonschema:"journal, todos, active or skip"`
+	Project string `json:"project,omitempty" jsonschema:"the project for todos and active (default: the item's (project) tag, else the repository's)"`
+	Task    string `json:"task,omitempty" jsonschema:"the active task (optional when the project has exactly one)"`
+}
+
+// mcpFollowupsRouteArg is followups_route's input.
+type mcpFollowupsRouteArg struct {
+	Transcript string        `json:"transcript" jsonschema:"the transcript followups_extract read (same rules)"`
+	Routes     []mcpRouteArg `json:"routes" jsonschema:"where each orphan should go; orphans no route names stay unrouted"`
+}
+
+func tuneFollowupsRoute(ps map[string]*jsonschema.Schema) {
+	boundText(ps["transcript"], 4096)
+	r := ps["routes"]
+	r.Type, r.Types = "array", nil
+	r.MinItems, r.MaxItems = intPtr(1), intPtr(100)
+	item := r.Items.Properties
+	boundText(item["item"], 1000)
+	item["to"].Enum = []any{followups.RouteJournal, followups.RouteTodos, followups.RouteActive, followups.RouteSkip}
+	for _, k := range []string{"project", "task"} { // they name directories: one plain name each
+		boundText(item[k], 100)
+		item[k].Pattern = `^[A-Za-z0-9][A-Za-z0-9._-]*$`
+	}
+}
+
+// followupsRoute proposes where a transcript's orphans go and routes them
+// once the person accepts the exact list of destinations.
+func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollowupsRouteArg) (any, error) {
+	if c.f.Active() {
+		return nil, errActive
+	}
+	v, err := c.f.Vault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	path, err := transcriptPath(v.Repo, in.Transcript, c.f.getenv("HOME"))
+	if err != nil {
+		return nil, err
+	}
+	rf := followups.RouteFile{}
+	for _, r := range in.Routes {
+		if strings.Contains(r.Task+r.Project, "..") {
+			return nil, fmt.Errorf("route %q: project and task are plain names, without \"..\"", r.Item)
+		}
+		rf.Routes = append(rf.Routes, followups.Route{Item: r.Item, To: r.To, Project: r.Project, Task: r.Task})
+	}
+	theta := v.Config.Followups.Similarity
+	ex, err := v.ExtractConversation(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript %s: %w", in.Transcript, err)
+	}
+	routes, unknown := rf.Apply(ex.Orphans, theta)
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("nothing asked, nothing routed: no orphan matches %s (followups_extract lists them with their numbers)", strings.Join(quoteAll(unknown), ", "))
+	}
+	if len(routes) == 0 {
+		return nil, errors.New("nothing asked, nothing routed: the transcript has no orphan these routes name")
+	}
+	assigns, err := v.Assign(ex.Orphans, routes, ex.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("nothing asked, nothing routed: %w", err)
+	}
+	var b strings.Builder
+	for _, a := range assigns {
+		where := a.Path
+		switch {
+		case a.To == followups.RouteSkip:
+			where = "skipped (reported as potentially lost)"
+		case a.To == followups.RouteJournal:
+			where = "the journal's ### Next (a new entry)"
+		case a.Task != "":
+			where += " (active task " + a.Task + ")"
+		}
+		fmt.Fprintf(&b, "  %d. %s\n     → %s\n", a.Candidate.N, a.Candidate.Text, where)
+	}
+	command := "git scribe followups extract --transcript " + shellQuote(path) + " (answer the prompt, or pass --route FILE with these routes)"
+	question := "An agent proposes routing these follow-ups from the session. Accept writes them (one commit); decline routes nothing."
+	return s.propose(ctx, c, nil, "followups_route", question, strings.TrimRight(b.String(), "\n"), command, nil,
+		func(ctx context.Context, _ *memory.Store) (any, ProposalStatus, error) {
+			fr, err := v.ExtractAndRoute(ctx, vault.ExtractOptions{Transcript: path,
+				Ask: func(fr *vault.FollowupsReport) (map[int]followups.Route, error) {
+					r, _ := rf.Apply(fr.Orphans, theta) // the same transcript, the same routes: what the person saw
+					return r, nil
+				}})
+			if err != nil {
+				return nil, "", err
+			}
+			status := ProposalExists
+			if fr.Routing != nil {
+				switch fr.Routing.Status {
+				case "committed":
+					status = ProposalWritten
+				case "queued":
+					status = ProposalQueued
+				}
+			}
+			return fr, status, nil
+		})
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }

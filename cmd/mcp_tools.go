@@ -104,8 +104,12 @@ func tuneGate(ps map[string]*jsonschema.Schema) {
 
 // BridgeResult is the bridge_read tool's answer.
 type BridgeResult struct {
-	Path             string   `json:"path"`
-	Exists           bool     `json:"exists"`
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	Branch string `json:"branch,omitempty"`
+	// FromBranch names the branch whose note this is when the checked-out
+	// branch has none yet (the newest note of the repository).
+	FromBranch       string   `json:"from_branch,omitempty"`
 	Text             string   `json:"text"`
 	WrittenAt        string   `json:"written_at,omitempty"`
 	Stale            []string `json:"stale"`
@@ -124,7 +128,7 @@ func (s *mcpServer) bridgeRead(ctx context.Context, c *mcpCall, _ mcpNoInput) (a
 	if err != nil {
 		return nil, err
 	}
-	res := BridgeResult{Path: bv.Path, Exists: bv.Exists, WrittenAt: bv.Commit, Stale: nonNil(bv.Stale)}
+	res := BridgeResult{Path: bv.Path, Exists: bv.Exists, Branch: bv.Branch, FromBranch: bv.FromBranch, WrittenAt: bv.Commit, Stale: nonNil(bv.Stale)}
 	if bv.Exists {
 		res.Text = bv.Text
 		if budget := v.Config.BridgeTokens * 4; len(res.Text) > budget { // ~4 bytes a token, as `git scribe bridge`
