@@ -273,6 +273,33 @@ func (r *Repo) Abs(rel string) (string, error) {
 	return abs, nil
 }
 
+// AbsNoLinks is Abs for files scribe renders on its own account (the
+// vault's view): no component of the path may be a symlink at all, even
+// one that stays inside the repository (a committed .claude -> docs/notes
+// would put the view into the person's tracked docs/).
+func (r *Repo) AbsNoLinks(rel string) (string, error) {
+	abs, err := r.Abs(rel)
+	if err != nil {
+		return "", err
+	}
+	dir := r.WorkTree
+	segs := strings.Split(rel, "/")
+	for _, seg := range segs[:len(segs)-1] {
+		dir = filepath.Join(dir, seg)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			break // the rest does not exist yet
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s goes through the symlink %s; the view is not written through symlinks", rel, strings.TrimPrefix(dir, r.WorkTree+string(filepath.Separator)))
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("%s: %s is a file, not a directory; the view is not written there", rel, strings.TrimPrefix(dir, r.WorkTree+string(filepath.Separator)))
+		}
+	}
+	return abs, nil
+}
+
 // AbsRead is Abs for reading: a symlink whose target is inside the
 // repository is followed (moby ships CLAUDE.md -> AGENTS.md; a read-only
 // check must read it). Writing through a symlink stays refused (Abs).

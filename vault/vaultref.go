@@ -183,12 +183,14 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 			}
 			continue
 		}
-		abs, err := v.Repo.Abs(wp)
+		want, ok := files[vp]
+		abs, err := v.Repo.AbsNoLinks(wp)
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("view %s not written: %v", wp, err))
+			if ok {
+				warns = append(warns, fmt.Sprintf("view %s not written: %v", wp, err))
+			}
 			continue
 		}
-		want, ok := files[vp]
 		cur, rerr := os.ReadFile(abs)
 		exists := rerr == nil
 		if exists && ok && bytes.Equal(cur, want) {
