@@ -113,7 +113,7 @@ func TestScripts(t *testing.T) {
 //
 // It stores `git status --porcelain=v2`, `git diff --cached`, `git diff`
 // and the bytes of every untracked file, so that `unchanged NAME` can pin
-// SPEC principle 2 (never touch what is not scribe's) byte for byte.
+// SPEC principle 3 (the branch is the person's: never touch what is not scribe's) byte for byte.
 func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: snapshot NAME")
@@ -288,13 +288,20 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 }
 
 // gitProgramCondition answers [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
-// the slow fault loops run), and [gitdaemon] and [githttp]: whether git's
+// the slow fault loops run), [bashcompletion] (bash with bash-completion),
+// and [gitdaemon] and [githttp]: whether git's
 // git-daemon and git-http-backend programs are installed (some distributions
 // package them apart from git), so the scripts that serve a remote skip
 // cleanly where they are not.
 func gitProgramCondition(cond string) (bool, error) {
 	if cond == "adversarial" {
 		return os.Getenv(adversarialEnv) != "", nil
+	}
+	if cond == "bashcompletion" {
+		// bash with the bash-completion package, which git's completion needs.
+		_, err := exec.LookPath("bash")
+		_, err2 := os.Stat("/usr/share/bash-completion/bash_completion")
+		return err == nil && err2 == nil, nil
 	}
 	prog := map[string]string{"gitdaemon": "git-daemon", "githttp": "git-http-backend"}[cond]
 	if prog == "" {

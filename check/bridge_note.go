@@ -34,13 +34,33 @@ var (
 // bytesPerToken is the budget's conversion: bridge_tokens × 4 bytes.
 const bytesPerToken = 4
 
-func (bridgeNote) Check(_ context.Context, in *Input) ([]Finding, error) {
-	path := in.Config.Paths.BridgeNote
-	data, ok, err := in.ReadFile(path)
-	if err != nil || !ok {
+func (bridgeNote) Check(ctx context.Context, in *Input) ([]Finding, error) {
+	if in.Vault == "" {
+		data, ok, err := in.ReadFile(in.Config.Paths.BridgeNote)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return checkBridgeNote(in, in.Config.Paths.BridgeNote, string(data)), nil
+	}
+	// Every branch's note in the vault: each is some session's context.
+	paths, err := in.Repo.ListFiles(ctx, in.Vault, notes.VaultBridgeDir)
+	if err != nil {
 		return nil, err
 	}
-	text := string(data)
+	files, err := in.Repo.ReadFiles(ctx, in.Vault, paths)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for _, p := range paths {
+		if _, ok := notes.BranchOfBridgePath(p); ok {
+			out = append(out, checkBridgeNote(in, VaultPrefix+p, string(files[p]))...)
+		}
+	}
+	return out, nil
+}
+
+func checkBridgeNote(in *Input, path, text string) []Finding {
 	var out []Finding
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	markers := 0
@@ -74,10 +94,10 @@ func (bridgeNote) Check(_ context.Context, in *Input) ([]Finding, error) {
 	if tokens <= 0 {
 		tokens = 1500
 	}
-	if budget := tokens * bytesPerToken; len(data) > budget {
+	if budget := tokens * bytesPerToken; len(text) > budget {
 		out = append(out, Finding{File: path, Line: 1, Severity: SeverityWarning,
-			Message: fmt.Sprintf("the bridge note is %d bytes, over its budget of %d tokens (~%d bytes)", len(data), tokens, budget),
+			Message: fmt.Sprintf("the bridge note is %d bytes, over its budget of %d tokens (~%d bytes)", len(text), tokens, budget),
 			Fix:     "shorten it, or raise bridge_tokens in .scribe.yaml"})
 	}
-	return out, nil
+	return out
 }

@@ -81,6 +81,14 @@ type Input struct {
 	// Since, when set, limits history rules to commits after it
 	// (Since..Head); empty means all of HEAD's history.
 	Since string
+	// Vault is refs/scribe/vault's tip: the journal, its archive and the
+	// bridge notes are checked there. "" when the repository has no vault
+	// ref (one from before it): they are then read from the branch.
+	Vault string
+	// VaultSince, with --since, is the committer date of Since: the vault's
+	// history is verified from then on (the vault has no merge base with a
+	// branch). Without --since the whole vault history is verified.
+	VaultSince string
 
 	mu    sync.Mutex
 	files map[string]worktreeFile
@@ -100,14 +108,39 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 		return nil, err
 	}
 	in := &Input{Repo: repo, Config: cfg, Head: head.Commit}
+	if in.Vault, err = repo.VaultTip(ctx); err != nil {
+		return nil, err
+	}
 	if since != "" {
 		c, err := repo.ResolveCommit(ctx, since)
 		if err != nil {
 			return nil, fmt.Errorf("--since %s: %w", since, err)
 		}
 		in.Since = c
+		if out, err := repo.Git(ctx, "log", "-1", "--format=%cI", c); err == nil {
+			in.VaultSince = strings.TrimSpace(string(out))
+		}
 	}
 	return in, nil
+}
+
+// VaultPrefix names a file of the vault ref in findings.
+const VaultPrefix = gitops.VaultRef + ":"
+
+// Record reads one of scribe's own files: from the vault's tip when there
+// is one (file is then "refs/scribe/vault:<path>"), else from the work tree
+// at branchPath. ok is false when it does not exist.
+func (in *Input) Record(ctx context.Context, vaultPath, branchPath string) (file string, data []byte, ok bool, err error) {
+	if in.Vault == "" {
+		data, ok, err = in.ReadFile(branchPath)
+		return branchPath, data, ok, err
+	}
+	m, err := in.Repo.ReadFiles(ctx, in.Vault, []string{vaultPath})
+	if err != nil {
+		return VaultPrefix + vaultPath, nil, false, err
+	}
+	data, ok = m[vaultPath]
+	return VaultPrefix + vaultPath, data, ok, nil
 }
 
 // RevRange is the argument naming the history to verify for git log, or ""
@@ -140,7 +173,7 @@ func (in *Input) ReadFile(rel string) (data []byte, ok bool, err error) {
 }
 
 func (in *Input) readFile(rel string) worktreeFile {
-	abs, err := in.Repo.Abs(rel)
+	abs, err := in.Repo.AbsRead(rel) // reads follow in-repo symlinks
 	if err != nil {
 		return worktreeFile{err: fmt.Errorf("read %s: %w", rel, err)}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // followupTags is SCR011: every follow-up in a journal entry's "### Next"
@@ -23,9 +24,8 @@ func newFollowupTags() Rule {
 
 var projectTag = lazyre.New(`^\([^()\s][^()]*\)\s+\S`)
 
-func (followupTags) Check(_ context.Context, in *Input) ([]Finding, error) {
-	path := in.Config.Paths.Journal
-	data, ok, err := in.ReadFile(path)
+func (followupTags) Check(ctx context.Context, in *Input) ([]Finding, error) {
+	path, data, ok, err := in.Record(ctx, notes.VaultJournal, in.Config.Paths.Journal)
 	if err != nil || !ok {
 		return nil, err
 	}

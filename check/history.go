@@ -35,7 +35,9 @@ func isZeroID(id string) bool { return strings.Trim(id, "0") == "" }
 // walked (--full-history), so an entry dropped anywhere is seen.
 func logRaw(ctx context.Context, in *Input, revRange string, paths []string) ([]rawCommit, error) {
 	args := append([]string{"log", "-z", "-m", "--raw", "--no-abbrev", "--full-history"}, logSafety()...)
-	args = append(args, "--format=%x1e%H %P", revRange, "--")
+	args = append(args, "--format=%x1e%H %P")
+	args = append(args, strings.Split(revRange, "\x00")...) // "--since=…\x00tip" for the vault
+	args = append(args, "--")
 	args = append(args, paths...)
 	out, err := in.Repo.Git(ctx, args...)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // journalAppendOnly is SCR001: a journal entry, once committed, is never
@@ -27,9 +29,19 @@ func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error
 		in:       in,
 		jPath:    in.Config.Paths.Journal,
 		aPath:    in.Config.Paths.JournalArchive,
+		head:     in.Head,
+		rng:      in.RevRange(),
+		working:  true,
 		blobs:    map[string]string{},
 		parsed:   map[string][]jentry{},
 		journals: map[string][]jentry{},
+	}
+	if in.Vault != "" {
+		// The vault ref's own history: its tip, and with --since every
+		// vault commit made since then. The view files are output, not
+		// versions (a person's edit is kept aside by the view itself).
+		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = notes.VaultJournal, notes.VaultArchive, in.Vault, in.Vault, false, VaultPrefix
+		w.sinceDate = in.VaultSince // "" walks the whole vault history
 	}
 	return w.run(ctx)
 }
@@ -43,13 +55,19 @@ func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error
 type journalWalk struct {
 	in           *Input
 	jPath, aPath string
-	hexLen       int
-	blobs        map[string]string   // archive blob id → content
-	parsed       map[string][]jentry // archive blob id → entries of the whole blob
-	journals     map[string][]jentry // journal blob id → its entries
-	ref          archiveRef
-	seq          journalSeq
-	reads        int // blobs read rather than recognised
+	// head and rng are the commit whose files are the newest versions and
+	// the history to walk ("" for none); working adds the work tree's files
+	// as the newest versions; sinceDate bounds the walk by committer date;
+	// prefix names the files in findings.
+	head, rng, sinceDate, prefix string
+	working                      bool
+	hexLen                       int
+	blobs                        map[string]string   // archive blob id → content
+	parsed                       map[string][]jentry // archive blob id → entries of the whole blob
+	journals                     map[string][]jentry // journal blob id → its entries
+	ref                          archiveRef
+	seq                          journalSeq
+	reads                        int // blobs read rather than recognised
 }
 
 // violation is one entry lost by one commit.
@@ -79,9 +97,9 @@ type fileVersions struct {
 func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 	in := w.in
 	var headJ, headA string
-	if in.Head != "" {
-		w.hexLen = len(in.Head)
-		m, err := in.Repo.ReadFiles(ctx, in.Head, []string{w.jPath, w.aPath})
+	if w.head != "" {
+		w.hexLen = len(w.head)
+		m, err := in.Repo.ReadFiles(ctx, w.head, []string{w.jPath, w.aPath})
 		if err != nil {
 			return nil, fmt.Errorf("read the journal at HEAD: %w", err)
 		}
@@ -100,7 +118,10 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		w.seq = newJournalSeq(headJ, aEntries, jEntries)
 	}
 	var vs []violation
-	if rng := in.RevRange(); rng != "" {
+	if rng := w.rng; rng != "" {
+		if w.sinceDate != "" {
+			rng = "--since=" + w.sinceDate + "\x00" + rng
+		}
 		commits, err := logRaw(ctx, in, rng, []string{w.jPath, w.aPath})
 		if err != nil {
 			return nil, err
@@ -128,13 +149,15 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 			vs = append(vs, f...)
 		}
 	}
-	wj, _, err := in.ReadFile(w.jPath)
-	if err != nil {
-		return nil, err
-	}
-	wa, _, err := in.ReadFile(w.aPath)
-	if err != nil {
-		return nil, err
+	wj, wa := []byte(headJ), []byte(headA)
+	if w.working {
+		var err error
+		if wj, _, err = in.ReadFile(w.jPath); err != nil {
+			return nil, err
+		}
+		if wa, _, err = in.ReadFile(w.aPath); err != nil {
+			return nil, err
+		}
 	}
 	var uncommitted []fileVersions
 	if string(wj) != headJ {
@@ -400,8 +423,8 @@ func (w *journalWalk) findings(ctx context.Context, vs []violation, journal, arc
 		for _, e := range parseEntries(f.text) {
 			line += countLines(f.text[prev:e.offset])
 			prev = e.offset
-			byKey[e.key] = place{f.path, line}
-			byStamp[entryStamp(e.raw)] = place{f.path, line}
+			byKey[e.key] = place{w.prefix + f.path, line}
+			byStamp[entryStamp(e.raw)] = place{w.prefix + f.path, line}
 		}
 	}
 	var shas []string
@@ -426,7 +449,7 @@ func (w *journalWalk) findings(ctx context.Context, vs []violation, journal, arc
 			at, ok = byStamp[entryStamp(v.lost.raw)]
 		}
 		if !ok {
-			at = place{file: v.from}
+			at = place{file: w.prefix + v.from}
 		}
 		what := "journal entry"
 		if v.from == w.aPath {

@@ -18,9 +18,8 @@ func newJournalSize() Rule {
 	}}
 }
 
-func (journalSize) Check(_ context.Context, in *Input) ([]Finding, error) {
-	path := in.Config.Paths.Journal
-	data, ok, err := in.ReadFile(path)
+func (journalSize) Check(ctx context.Context, in *Input) ([]Finding, error) {
+	path, data, ok, err := in.Record(ctx, notes.VaultJournal, in.Config.Paths.Journal)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/memory"
 )
 
 // memoryConfirmed is SCR013: scribe writes memory records — promoted
 // memories, the rejection history, MEMORY.md, trap records — only after a
 // person's yes (SPEC principle 4), and its commits say so with a
-// "Scribe-Confirmed: yes" trailer. People's own commits are theirs.
+// "Scribe-Confirmed: yes" (or "mcp-elicitation") trailer. People's own
+// commits are theirs.
 type memoryConfirmed struct{ meta }
 
 func newMemoryConfirmed() Rule {
@@ -50,7 +52,7 @@ func (memoryConfirmed) Check(ctx context.Context, in *Input) ([]Finding, error) 
 		if len(ids) == 0 || len(ids) > 2 || trailers[gitops.TrailerMode] == "" {
 			continue // merges and people's commits
 		}
-		if strings.EqualFold(strings.TrimSpace(trailers[TrailerConfirmed]), "yes") {
+		if memory.ConfirmedValue(trailers[TrailerConfirmed]) {
 			continue
 		}
 		var touched []string

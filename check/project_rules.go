@@ -11,8 +11,8 @@ import (
 
 // projectRules is SCR005: scribe writes CLAUDE.md's "## Project Rules" only
 // after a person confirmed (SPEC principle 4), and says so with a
-// "Scribe-Confirmed: yes" trailer. Changes made in people's own commits are
-// theirs to make.
+// "Scribe-Confirmed: yes" (or "mcp-elicitation") trailer. Changes made in
+// people's own commits are theirs to make.
 type projectRules struct{ meta }
 
 // TrailerConfirmed marks a scribe commit that wrote what a person confirmed.
@@ -48,7 +48,7 @@ func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
 		if _, scribe := trailers[gitops.TrailerMode]; !scribe || len(c.Parents) > 1 {
 			continue
 		}
-		if strings.EqualFold(strings.TrimSpace(trailers[TrailerConfirmed]), "yes") {
+		if memory.ConfirmedValue(trailers[TrailerConfirmed]) {
 			continue
 		}
 		oldText, newText := c.sides()

@@ -3,10 +3,19 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
-
-	"github.com/git-scribe/git-scribe/memory"
 )
+
+// kindWords names the queue's kinds of deferred write for people.
+var kindWords = map[string]string{
+	"plan":     "deferred wrap(s)",
+	"commit":   "commit(s) recorded by the post-commit hook",
+	"route":    "follow-up routing(s)",
+	"memory":   "confirmed memory write(s) (a person's yes to a rule, trap or gate decision)",
+	"dispatch": "dispatch pass(es) (land with git scribe dispatch run)",
+}
 
 // queuedWrites is SCR007: writes that could not be committed when they were
 // made (a detached HEAD, a rebase, a held index.lock, the post-commit hook)
@@ -28,15 +37,25 @@ func (queuedWrites) Check(_ context.Context, in *Input) ([]Finding, error) {
 		out = append(out, Finding{Message: err.Error(),
 			Fix: "inspect the named records; remove them once you know what they held"})
 	}
-	if n := (&memory.Store{Repo: in.Repo, Config: in.Config}).PendingCount(); n > 0 {
-		out = append(out, Finding{Message: fmt.Sprintf("%d confirmed memory write(s) (a person's yes to a rule, trap or gate decision) wait to be committed", n),
-			Fix: "run git scribe compound list (or any compound command, or wrap) on a branch with no merge, rebase or index.lock in progress; they land by themselves"})
-	}
 	if len(items) == 0 {
 		return out, nil
 	}
+	// One queue holds every kind of deferred write: say which wait.
+	count := map[string]int{}
+	var kinds []string
+	for _, it := range items {
+		if count[it.Kind] == 0 {
+			kinds = append(kinds, it.Kind)
+		}
+		count[it.Kind]++
+	}
+	slices.Sort(kinds)
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", count[k], kindWords[k]))
+	}
 	oldest := items[0]
-	msg := fmt.Sprintf("%d scribe write(s) wait in the queue (oldest: %s, queued %s ago", len(items), oldest.Kind,
+	msg := fmt.Sprintf("%d scribe write(s) wait in the queue: %s (oldest: %s, queued %s ago", len(items), strings.Join(parts, ", "), oldest.Kind,
 		time.Since(oldest.Created).Round(time.Second))
 	if oldest.Reason != "" {
 		msg += ": " + oldest.Reason

@@ -24,16 +24,37 @@ func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	texts := map[string][]byte{}
+	for _, f := range files {
+		data, ok, err := in.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			texts[f] = data
+		}
+	}
+	if in.Vault != "" {
+		vp, err := in.Repo.ListFiles(ctx, in.Vault, "")
+		if err != nil {
+			return nil, err
+		}
+		vf, err := in.Repo.ReadFiles(ctx, in.Vault, vp)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range vp {
+			files = append(files, VaultPrefix+p)
+			texts[VaultPrefix+p] = vf[p]
+		}
+	}
 	var out []Finding
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, ok, err := in.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || len(data) == 0 {
+		data := texts[f]
+		if len(data) == 0 {
 			continue
 		}
 		_, found := secrets.Redact(string(data))

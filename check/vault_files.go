@@ -82,7 +82,16 @@ func (in *Input) vaultFiles() ([]string, error) {
 			out = append(out, rel)
 		}
 	}
-	for _, rel := range []string{p.Journal, p.JournalArchive, p.BridgeNote, p.Progress, p.ActiveStatus} {
+	own := []string{p.Journal, p.JournalArchive, p.BridgeNote, p.Progress, p.ActiveStatus}
+	if in.Vault != "" {
+		// The journal, archive, bridge note and ACTIVE-STATUS are the
+		// vault's (checked there); their work-tree files are only its view.
+		for _, v := range []string{p.Journal, p.JournalArchive, p.BridgeNote, p.ActiveStatus} {
+			seen[v] = true
+		}
+		own = []string{p.Progress}
+	}
+	for _, rel := range own {
 		if _, ok, err := in.ReadFile(rel); err != nil {
 			return nil, err
 		} else if ok {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // BridgeOptions are bridge's flags.
@@ -40,7 +42,7 @@ prints the note as SessionStart additionalContext.`,
 func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 	if o.Hook {
 		f.hookMode = true
-		var h hookInput
+		var h notes.Hook
 		if data, _ := io.ReadAll(io.LimitReader(o.IO.In, 1<<20)); len(strings.TrimSpace(string(data))) > 0 {
 			_ = json.Unmarshal(data, &h) // unknown or bad input: still inject what we have
 		}
@@ -62,6 +64,13 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 			landedNote = "queued writes still wait: " + waiting
 		}
 	}
+	if !f.Active() {
+		// The view follows the checked-out branch (a checkout since the
+		// last write shows another branch's note).
+		for _, w := range v.RenderView(ctx) {
+			fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
+		}
+	}
 	bv, err := v.Bridge(ctx)
 	if err != nil {
 		return err
@@ -75,6 +84,9 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 		text = text[:budget] + "\n[… truncated to the bridge_tokens budget]\n"
 	}
 	var warn string
+	if bv.FromBranch != "" {
+		text = fmt.Sprintf("(%s has no bridge note yet; this is the newest note of the repository, from branch %s)\n\n", bv.Branch, bv.FromBranch) + text
+	}
 	if len(bv.Stale) > 0 {
 		warn = fmt.Sprintf("cited files changed since this note was written (%s): %s — verify before relying on it",
 			shortRef(bv.Commit), strings.Join(bv.Stale, ", "))
@@ -91,8 +103,8 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 		out := map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": ctxText}}
 		return printJSON(o.IO, out)
 	case o.JSON:
-		return printJSON(o.IO, map[string]any{"path": bv.Path, "exists": bv.Exists, "text": text,
-			"written_at": bv.Commit, "stale": nonNil(bv.Stale), "landed": landedNote})
+		return printJSON(o.IO, map[string]any{"path": bv.Path, "exists": bv.Exists, "text": text, "branch": bv.Branch,
+			"from_branch": bv.FromBranch, "written_at": bv.Commit, "stale": nonNil(bv.Stale), "landed": landedNote})
 	}
 	if landedNote != "" {
 		fmt.Fprintln(o.IO.ErrOut, landedNote)

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/check"
+	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/internal/lazyre"
 )
 
 // writeReport renders a check report in one of the check formats.
@@ -66,7 +70,8 @@ func plural(n int, one, many string) string {
 }
 
 // writeGitHub prints GitHub Actions workflow commands, one annotation per
-// finding: ::error file=…,line=…,title=RULE::message.
+// finding: ::error title=RULE,file=…,line=…::message, as @actions/core
+// writes them.
 func writeGitHub(w io.Writer, rep check.Report) error {
 	for _, f := range rep.Findings {
 		cmd := "notice"
@@ -76,14 +81,15 @@ func writeGitHub(w io.Writer, rep check.Report) error {
 		case check.SeverityWarning:
 			cmd = "warning"
 		}
-		var props []string
+		// Properties in @actions/core's order (toCommandProperties):
+		// title, file, line; the output is byte-identical to core.error().
+		props := []string{"title=" + ghProperty(f.RuleID)}
 		if f.File != "" {
 			props = append(props, "file="+ghProperty(f.File))
 			if f.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(f.Line))
 			}
 		}
-		props = append(props, "title="+ghProperty(f.RuleID))
 		msg := f.Message
 		if f.Fix != "" {
 			msg += " — fix: " + f.Fix
@@ -138,7 +144,14 @@ type sarifRule struct {
 	ID                   string             `json:"id"`
 	Name                 string             `json:"name"`
 	ShortDescription     sarifMessage       `json:"shortDescription"`
+	FullDescription      sarifMessage       `json:"fullDescription"`
+	Help                 sarifHelp          `json:"help"`
 	DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+}
+
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type sarifConfiguration struct {
@@ -150,11 +163,12 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID    string          `json:"ruleId"`
-	RuleIndex int             `json:"ruleIndex"`
-	Level     string          `json:"level"`
-	Message   sarifMessage    `json:"message"`
-	Locations []sarifLocation `json:"locations,omitempty"`
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifMessage      `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
 }
 
 type sarifLocation struct {
@@ -186,15 +200,47 @@ func sarifLevel(s check.Severity) string {
 	return "note"
 }
 
-// writeSARIF prints the report as a SARIF 2.1.0 log.
+// sarifRepoFile is where a finding about no file (a lock, a queued write)
+// is located: code scanning needs a location for every result, and the
+// repository's scribe configuration is where such findings belong.
+const sarifRepoFile = config.RepoFile
+
+// sarifToolVersion is the version as SARIF consumers compare it: starting
+// with a number ("(devel) 1a2b…" becomes "0.0.0-devel+1a2b…").
+func sarifToolVersion(v string) string {
+	if t := strings.TrimPrefix(v, "v"); t != "" && t[0] >= '0' && t[0] <= '9' {
+		return t
+	}
+	out := "0.0.0-devel"
+	if rest := strings.Fields(strings.NewReplacer("(", "", ")", "").Replace(v)); len(rest) > 1 {
+		out += "+" + strings.Join(rest[1:], ".")
+	}
+	return out
+}
+
+var sarifDigits = lazyre.New(`[0-9]+`)
+
+// sarifFingerprint identifies a finding across runs: its rule, place and
+// message with numbers (times, counts, line shifts) left out.
+func sarifFingerprint(f check.Finding) string {
+	h := sha256.Sum256([]byte(f.RuleID + "\x00" + f.File + "\x00" + sarifDigits().ReplaceAllString(f.Message, "0")))
+	return hex.EncodeToString(h[:8]) + ":1"
+}
+
+// writeSARIF prints the report as a SARIF 2.1.0 log that GitHub code
+// scanning ingests: every rule has a full description and help, every
+// result a location and a fingerprint.
 func writeSARIF(w io.Writer, rep check.Report, rules []check.Rule) error {
-	driver := sarifDriver{Name: "git-scribe", Version: version(), InformationURI: projectURI, Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "git-scribe", Version: sarifToolVersion(version()), InformationURI: projectURI, Rules: []sarifRule{}}
 	index := map[string]int{}
 	for _, r := range rules {
 		index[r.ID()] = len(driver.Rules)
+		help := fmt.Sprintf("%s Each finding says how to fix it. Run git scribe check --rule %s locally to see its findings; git scribe check --help lists every rule.", r.Describe(), r.ID())
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID: r.ID(), Name: r.Name(),
 			ShortDescription:     sarifMessage{Text: r.Describe()},
+			FullDescription:      sarifMessage{Text: r.Describe()},
+			Help:                 sarifHelp{Text: help, Markdown: strings.Replace(strings.Replace(help, "git scribe check --rule "+r.ID(), "`git scribe check --rule "+r.ID()+"`", 1), "git scribe check --help", "`git scribe check --help`", 1)},
 			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity())},
 		})
 	}
@@ -204,14 +250,22 @@ func writeSARIF(w io.Writer, rep check.Report, rules []check.Rule) error {
 		if f.Fix != "" {
 			msg += " Fix: " + f.Fix
 		}
-		res := sarifResult{RuleID: f.RuleID, RuleIndex: index[f.RuleID], Level: sarifLevel(f.Severity), Message: sarifMessage{Text: msg}}
-		if f.File != "" {
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: f.File}).String(), URIBaseID: "%SRCROOT%"}}}
-			if f.Line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
-			}
-			res.Locations = []sarifLocation{loc}
+		res := sarifResult{RuleID: f.RuleID, RuleIndex: index[f.RuleID], Level: sarifLevel(f.Severity), Message: sarifMessage{Text: msg},
+			PartialFingerprints: map[string]string{"scribeFinding/v1": sarifFingerprint(f)}}
+		// Code scanning wants a file and a region for every result: a
+		// finding about a whole file is on its line 1, one about no file on
+		// line 1 of the repository's scribe configuration.
+		file, line := f.File, f.Line
+		if file == "" {
+			file = sarifRepoFile
 		}
+		if line <= 0 {
+			line = 1
+		}
+		res.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: file}).String(), URIBaseID: "%SRCROOT%"},
+			Region:           &sarifRegion{StartLine: line},
+		}}}
 		results = append(results, res)
 	}
 	log := sarifLog{Version: sarifVersion, Schema: sarifSchema, Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}}

@@ -131,7 +131,7 @@ func TestCheckFormats(t *testing.T) {
 		if code != ExitFindings {
 			t.Fatalf("exit %d, want 1", code)
 		}
-		line := regexp.MustCompile(`^::(error|warning|notice) (?:file=([^,:]+),line=(\d+),)?title=(SCR\d{3})::(.+)$`)
+		line := regexp.MustCompile(`^::(error|warning|notice) title=(SCR\d{3})(?:,file=([^,:]+),line=(\d+))?::(.+)$`)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) != 3 {
 			t.Fatalf("want 3 annotations, got:\n%s", out)
@@ -141,8 +141,8 @@ func TestCheckFormats(t *testing.T) {
 				t.Errorf("not an annotation: %q", l)
 			}
 		}
-		if !strings.HasPrefix(lines[0], "::error file=.claude/sonmat/journal.md,line=3,title=SCR001::") &&
-			!strings.Contains(out, "\n::error file=.claude/sonmat/journal.md,line=3,title=SCR001::") {
+		if !strings.HasPrefix(lines[0], "::error title=SCR001,file=.claude/sonmat/journal.md,line=3::") &&
+			!strings.Contains(out, "\n::error title=SCR001,file=.claude/sonmat/journal.md,line=3::") {
 			t.Fatalf("no error annotation on journal.md:3:\n%s", out)
 		}
 		if !strings.Contains(out, "::warning title=SCR006::") {
@@ -307,7 +307,7 @@ func TestGitHubEscaping(t *testing.T) {
 	if err := writeGitHub(&b, rep); err != nil {
 		t.Fatal(err)
 	}
-	want := "::error file=a%2Cb%3Ac.md,line=2,title=SCR001::50%25 done%0Anext line — fix: x\n"
+	want := "::error title=SCR001,file=a%2Cb%3Ac.md,line=2::50%25 done%0Anext line — fix: x\n"
 	if b.String() != want {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}

@@ -447,11 +447,9 @@ type compoundList struct {
 	Memories      int                    `json:"memories"`
 }
 
-func runCompoundList(ctx context.Context, f *Factory, o *CompoundOptions) error {
-	st, err := f.Memory(ctx)
-	if err != nil {
-		return err
-	}
+// buildCompoundList reads the queue, the held candidates and the detector
+// states; it writes nothing.
+func buildCompoundList(st *memory.Store) (compoundList, []string) {
 	show, held, warns := st.Presentable()
 	out := compoundList{Queue: show, Held: held, Detectors: st.DetectorStates(), PendingWrites: st.PendingCount()}
 	if out.Queue == nil {
@@ -466,6 +464,16 @@ func runCompoundList(ctx context.Context, f *Factory, o *CompoundOptions) error 
 	if mem, err := st.Memories(); err == nil {
 		out.Memories = len(mem)
 	}
+	return out, warns
+}
+
+func runCompoundList(ctx context.Context, f *Factory, o *CompoundOptions) error {
+	st, err := f.Memory(ctx)
+	if err != nil {
+		return err
+	}
+	out, warns := buildCompoundList(st)
+	show, held := out.Queue, out.Held
 	for _, w := range warns {
 		fmt.Fprintln(o.IO.ErrOut, "[compound] warning: "+w)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/memory"
-	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/ratify"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // DispatchOptions are the dispatch commands' parsed flags.
@@ -148,7 +148,7 @@ func openDispatcher(ctx context.Context, f *Factory, flags dispatch.Flags, progr
 
 // proseWriter is the agent-backed prose for wrap, or nil when neither the
 // bridge nor the journal skill is routed (or the routing is unreadable).
-func proseWriter(ctx context.Context, f *Factory) notes.ProseWriter {
+func proseWriter(ctx context.Context, f *Factory) vault.ProseWriter {
 	dl, err := config.LoadDispatch(f.Env)
 	if err != nil {
 		return nil
@@ -184,7 +184,7 @@ func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error 
 	if err != nil {
 		return err
 	}
-	p.Warnings = append(warns, p.Warnings...)
+	p.Warnings = append(append([]string{}, warns...), p.Warnings...) // [] not null in --json
 	if o.JSON {
 		return printJSON(o.IO, p)
 	}
@@ -215,7 +215,11 @@ func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error 
 			if j.AfterFill {
 				after = " (after the fill)"
 			}
-			fmt.Fprintf(out, "  %-6s  %s → %s%s  [%s; runner from %s]\n", j.Kind, j.Skill, j.Target, after, j.Route.Describe(), j.Route.Origins["runner"])
+			cannot := ""
+			if j.Unavailable != "" {
+				cannot = " — cannot fire: no runner here"
+			}
+			fmt.Fprintf(out, "  %-6s  %s → %s%s  [%s; runner from %s]%s\n", j.Kind, j.Skill, j.Target, after, j.Route.Describe(), j.Route.Origins["runner"], cannot)
 		}
 	}
 	for _, pf := range p.Pending {
@@ -225,6 +229,10 @@ func runDispatchPlan(ctx context.Context, f *Factory, o *DispatchOptions) error 
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
 	}
 	switch {
+	case p.Jobs > 0 && p.Unavailable == p.Jobs:
+		fmt.Fprintf(out, "nothing can fire: the %d agent run(s) planned have no runner here (see the warnings)\n", p.Jobs)
+	case p.Unavailable > 0:
+		fmt.Fprintf(out, "%d agent run(s) would fire, %d cannot (no runner here; see the warnings); `git scribe dispatch run` fires the rest\n", p.Jobs-p.Unavailable, p.Unavailable)
 	case p.Jobs > 0:
 		fmt.Fprintf(out, "%d agent run(s) would fire; `git scribe dispatch run` fires them\n", p.Jobs)
 	case len(p.Pending) > 0:
@@ -247,7 +255,7 @@ func runDispatchRun(ctx context.Context, f *Factory, o *DispatchOptions) error {
 	if err != nil {
 		return err
 	}
-	rep.Warnings = append(warns, rep.Warnings...)
+	rep.Warnings = append(append([]string{}, warns...), rep.Warnings...) // [] not null in --json
 	if o.JSON {
 		if err := printJSON(o.IO, rep); err != nil {
 			return err

@@ -3,11 +3,9 @@ package cmd
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 )
 
 func newDocsCmd(f *Factory) *cobra.Command {
@@ -16,28 +14,30 @@ func newDocsCmd(f *Factory) *cobra.Command {
 		Short:  "Generate documentation (man pages)",
 		Hidden: false,
 	}
-	c.AddCommand(&cobra.Command{
+	var release string
+	man := &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write git-scribe.1 and one man page per subcommand into DIR",
-		Long: `Writes man pages generated from the command tree. Install them where man looks
-(e.g. ~/.local/share/man/man1) and "git help scribe" and "git scribe --help"
-open them, as for any git command.`,
+		Long: `Writes man pages generated from the command tree, one per command.
+
+git scribe also keeps its pages beside its binary by itself: run from
+<prefix>/bin/git-scribe, it writes them to <prefix>/share/man/man1 once per
+version (set GIT_SCRIBE_NO_MAN_INSTALL=1 to stop it), and man finds them there
+for every directory on PATH, so "git scribe --help" and "git help scribe" open
+them, as for any git command. Use this command to install them elsewhere.`,
 		Example: "  git scribe docs man ~/.local/share/man/man1",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := os.MkdirAll(args[0], 0o755); err != nil {
-				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("create %s: %w", args[0], err)}
+			files, err := writeManPagesAs(c.Root(), args[0], release)
+			if err != nil {
+				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			root := c.Root()
-			root.DisableAutoGenTag = true
-			hdr := &doc.GenManHeader{Title: "GIT-SCRIBE", Section: "1", Source: "git-scribe " + version(), Manual: "Git Manual"}
-			if err := doc.GenManTree(root, hdr, args[0]); err != nil {
-				return fmt.Errorf("write man pages: %w", err)
-			}
-			fmt.Fprintf(f.IO.Out, "wrote man pages to %s\n", args[0])
+			fmt.Fprintf(f.IO.Out, "wrote %d man pages to %s\n", len(files), args[0])
 			return nil
 		},
-	})
+	}
+	man.Flags().StringVar(&release, "release", "", "the `VERSION` the pages name (default: this binary's; packaging passes the release's)")
+	c.AddCommand(man)
 	return c
 }
 
@@ -57,6 +57,18 @@ _git_scribe() {
 	__gitcomp_nl "$(printf '%s\n' "${comps[@]}")" "" "$cur"
 }
 `
+
+// zshGitBridge makes the zsh script work for "git scribe <TAB>" too: zsh's
+// own _git completes an unknown subcommand by calling _git-scribe with
+// words starting at "scribe", and cobra's script asks "${words[1]} __complete",
+// that is "scribe __complete", which does not exist. Ask git-scribe by name.
+func zshGitBridge(b *bytes.Buffer) {
+	s := strings.Replace(b.String(), `requestComp="${words[1]} __complete `, `requestComp="git-scribe __complete `, 1)
+	// The second line of a _git-<cmd> file is the description zsh's _git lists.
+	s = strings.Replace(s, "#compdef git-scribe\n", "#compdef git-scribe\n#description persist what an AI coding session produced\n", 1)
+	b.Reset()
+	b.WriteString(s)
+}
 
 func newCompletionCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
@@ -80,6 +92,7 @@ _git_scribe, so "git scribe <TAB>" completes through git's own bash completion.
 				b.WriteString(gitBashBridge)
 			case "zsh":
 				err = root.GenZshCompletion(&b)
+				zshGitBridge(&b)
 			case "fish":
 				err = root.GenFishCompletion(&b, true)
 			}

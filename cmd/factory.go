@@ -10,8 +10,9 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/memory"
 	"github.com/git-scribe/git-scribe/secrets"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Factory opens what commands need, lazily: nothing is opened until asked.
@@ -22,6 +23,9 @@ type Factory struct {
 	Dir string
 
 	hookMode bool
+	// readOnly opens the vault for reading only (MCP's read tools): no
+	// import, no view refresh.
+	readOnly bool
 	repo     *gitops.Repo
 	cfg      *config.Loaded
 }
@@ -97,7 +101,7 @@ func (f *Factory) Config(ctx context.Context) (*config.Loaded, error) {
 }
 
 // Vault opens the repository's vault with the secret redactor plugged in.
-func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
+func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 	r, err := f.Repo(ctx)
 	if err != nil {
 		return nil, err
@@ -115,7 +119,19 @@ func (f *Factory) Vault(ctx context.Context) (*notes.Vault, error) {
 			r.RemoteLock = "origin"
 		}
 	}
-	return &notes.Vault{Repo: r, Config: c.Config, Redact: redact}, nil
+	v := &vault.Vault{Repo: r, Config: c.Config, Redact: redact,
+		Notify: func(msg string) { fmt.Fprintln(f.IO.ErrOut, "git-scribe: "+msg) }, ReadOnly: f.readOnly}
+	// One landing for every kind the queue holds: memory's confirmed
+	// writes land with the wrap's records.
+	v.Landers = map[string]vault.Lander{memory.KindMemory: func(ctx context.Context) (int, string, []string) {
+		st, err := f.Memory(ctx)
+		if err != nil {
+			return 0, err.Error(), nil
+		}
+		rep := st.LandPending(ctx)
+		return rep.Landed, rep.Reason, rep.Warns
+	}}
+	return v, nil
 }
 
 func redact(s string) string {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // FollowupsExtractOptions are `followups extract`'s parsed flags.
@@ -88,17 +88,6 @@ ACTIVE-STATUS.md regenerated. Exit status 1 when orphans are left unrouted
 	return c
 }
 
-// FollowupsReport is `followups extract --json` and the "followups" part of
-// `wrap --json`.
-type FollowupsReport struct {
-	notes.Extraction
-	Routing       *notes.RouteReport `json:"routing,omitempty"`
-	Unrouted      []notes.Candidate  `json:"unrouted"`
-	UnroutedWhy   string             `json:"unrouted_reason,omitempty"`
-	UnknownRoutes []string           `json:"unknown_routes,omitempty"`
-	Prompted      bool               `json:"prompted"`
-}
-
 func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOptions) error {
 	v, err := f.Vault(ctx)
 	if err != nil {
@@ -107,7 +96,7 @@ func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOpt
 	if _, err := os.Stat(o.Transcript); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--transcript %s: %w", o.Transcript, errors.Unwrap(err))}
 	}
-	fr, err := extractAndRoute(ctx, v, o.IO, o.Transcript, o.Route, o.DryRun, !o.JSON)
+	fr, err := v.ExtractAndRoute(ctx, extractOptions(v, o.IO, o.Transcript, o.Route, o.DryRun, !o.JSON))
 	if err != nil {
 		return err
 	}
@@ -124,92 +113,18 @@ func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOpt
 	return nil
 }
 
-// extractAndRoute finds the transcript's orphans and routes them: by the
-// decision file when one is given, else by ONE prompt when a person can
-// answer (announce: the orphans are listed first, for human output), else
-// not at all. dryRun asks and writes nothing.
-func extractAndRoute(ctx context.Context, v *notes.Vault, ios *IOStreams, path, routeFile string, dryRun, announce bool) (*FollowupsReport, error) {
-	var rf *notes.RouteFile
-	if routeFile != "" {
-		data, err := os.ReadFile(routeFile)
-		if err != nil {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read --route file: %w", err)}
-		}
-		parsed, err := notes.ParseRouteFile(data)
-		if err != nil {
-			return nil, err
-		}
-		rf = &parsed
-	}
-	ex, err := v.ExtractConversation(ctx, path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &ExitError{Code: ExitUsage, Err: err}
-		}
-		return nil, err
-	}
-	fr := &FollowupsReport{Extraction: ex, Unrouted: []notes.Candidate{}}
-	if len(ex.Orphans) == 0 {
-		return fr, nil
-	}
-	theta := v.Config.Followups.Similarity
-	var routes map[int]notes.Route
-	switch {
-	case dryRun:
-		fr.UnroutedWhy = "dry run: nothing asked, nothing written"
-	case rf != nil:
-		routes, fr.UnknownRoutes = rf.Apply(ex.Orphans, theta)
-		fr.UnroutedWhy = "the --route file names no route for it"
-	case ios.CanPrompt():
-		if announce {
-			renderFollowupsFound(ios, fr, false)
-		}
-		fr.Prompted = true
-		routes, err = promptRoutes(ios, v, ex.Orphans, ex.Sources)
-		if err != nil {
-			return nil, err
-		}
-		fr.UnroutedWhy = "no answer was given"
-	default:
-		fr.UnroutedWhy = "no terminal to ask and no --route FILE; nothing is routed without a person's decision"
-	}
-	var assigns []notes.Assignment
-	if len(routes) > 0 {
-		assigns, err = v.Assign(ex.Orphans, routes, ex.Sources)
-		if err != nil {
-			return nil, err
+// extractOptions turns the flags into the engine's options, with the one
+// prompt when a person can answer (announce: the orphans are listed first,
+// for human output).
+func extractOptions(v *vault.Vault, ios *IOStreams, path, routeFile string, dryRun, announce bool) vault.ExtractOptions {
+	eo := vault.ExtractOptions{Transcript: path, RouteFile: routeFile, DryRun: dryRun}
+	if ios.CanPrompt() {
+		eo.Ask = func(fr *vault.FollowupsReport) (map[int]followups.Route, error) {
+			if announce {
+				renderFollowupsFound(ios, fr, false)
+			}
+			return promptRoutes(ios, v, fr.Orphans, fr.Sources)
 		}
 	}
-	decided := map[int]bool{}
-	for i := range ex.Orphans {
-		if _, ok := routes[i]; ok {
-			decided[i] = true
-		} else {
-			fr.Unrouted = append(fr.Unrouted, ex.Orphans[i])
-		}
-	}
-	if len(assigns) == 0 {
-		return fr, nil
-	}
-	rep, err := v.RouteFollowups(ctx, assigns)
-	if err != nil {
-		return nil, err
-	}
-	fr.Routing = &rep
-	return fr, nil
-}
-
-// audit is the persistence audit after a wrap or an extraction: the
-// dashboard's counts from the sources as they are now, plus what became of
-// the conversation's orphans.
-func audit(ctx context.Context, v *notes.Vault, fr *FollowupsReport) (*notes.Audit, notes.Dashboard, error) {
-	d, err := v.ActiveStatus(ctx)
-	if err != nil {
-		return nil, d, err
-	}
-	a := d.Audit
-	if fr != nil {
-		a.Conversation, a.PotentiallyLost = notes.ConversationOutcome(fr.Extraction, fr.Routing, fr.Unrouted, fr.UnroutedWhy)
-	}
-	return &a, d, nil
+	return eo
 }

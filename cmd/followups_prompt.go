@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // promptAttempts is how often an unreadable answer is asked again before
@@ -20,7 +21,7 @@ const promptAttempts = 3
 // index. An empty answer skips them all; an answer that does not parse, or
 // names a destination that cannot be placed, is explained and asked again.
 // End of input, or three bad answers, decides nothing.
-func promptRoutes(ios *IOStreams, v *notes.Vault, orphans []notes.Candidate, srcs []notes.SourceFile) (map[int]notes.Route, error) {
+func promptRoutes(ios *IOStreams, v *vault.Vault, orphans []followups.Candidate, srcs []followups.SourceFile) (map[int]followups.Route, error) {
 	w := ios.ErrOut
 	fmt.Fprintf(w, "\n%s\n", ios.Bold(fmt.Sprintf("%d follow-up%s from the conversation %s in no durable source:", len(orphans), plural(len(orphans), "", "s"), plural(len(orphans), "is", "are"))))
 	for _, o := range orphans {
@@ -63,7 +64,7 @@ func promptRoutes(ios *IOStreams, v *notes.Vault, orphans []notes.Candidate, src
 }
 
 // followupLabel is an orphan as the prompt and the report show it.
-func followupLabel(o notes.Candidate) string {
+func followupLabel(o followups.Candidate) string {
 	text := o.Text
 	if o.Project != "" {
 		text = "(" + o.Project + ") " + text
@@ -74,12 +75,12 @@ func followupLabel(o notes.Candidate) string {
 // parseRouteAnswer reads the batched answer: one token per orphan, in
 // order, or one token for all. Tokens: j | journal [:PROJECT], t | todos [:PROJECT],
 // a | active [:[PROJECT/]TASK], s | skip; commas and spaces separate them.
-func parseRouteAnswer(line string, orphans []notes.Candidate) (map[int]notes.Route, error) {
+func parseRouteAnswer(line string, orphans []followups.Candidate) (map[int]followups.Route, error) {
 	fields := strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' || r == '\n' })
-	routes := map[int]notes.Route{}
+	routes := map[int]followups.Route{}
 	if len(fields) == 0 {
 		for i, o := range orphans {
-			routes[i] = notes.Route{Item: strconv.Itoa(o.N), To: notes.RouteSkip}
+			routes[i] = followups.Route{Item: strconv.Itoa(o.N), To: followups.RouteSkip}
 		}
 		return routes, nil
 	}
@@ -101,18 +102,18 @@ func parseRouteAnswer(line string, orphans []notes.Candidate) (map[int]notes.Rou
 	return routes, nil
 }
 
-func parseRouteToken(tok string) (notes.Route, error) {
+func parseRouteToken(tok string) (followups.Route, error) {
 	word, arg, _ := strings.Cut(tok, ":")
-	var r notes.Route
+	var r followups.Route
 	switch strings.ToLower(word) {
 	case "j", "journal":
-		r.To, r.Project = notes.RouteJournal, arg
+		r.To, r.Project = followups.RouteJournal, arg
 		return r, nil
 	case "t", "todo", "todos":
-		r.To, r.Project = notes.RouteTodos, arg
+		r.To, r.Project = followups.RouteTodos, arg
 		return r, nil
 	case "a", "active":
-		r.To = notes.RouteActive
+		r.To = followups.RouteActive
 		if p, t, ok := strings.Cut(arg, "/"); ok {
 			r.Project, r.Task = p, t
 		} else {
@@ -120,7 +121,7 @@ func parseRouteToken(tok string) (notes.Route, error) {
 		}
 		return r, nil
 	case "s", "skip":
-		r.To = notes.RouteSkip
+		r.To = followups.RouteSkip
 	default:
 		return r, fmt.Errorf("%q is not an answer: use j[:PROJECT], t[:PROJECT], a[:[PROJECT/]TASK] or s", tok)
 	}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // renderFollowupsFound lists a transcript's follow-ups: the orphans (unless
 // the prompt lists them next), and where the others already are.
-func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport, orphans bool) {
+func renderFollowupsFound(ios *IOStreams, fr *vault.FollowupsReport, orphans bool) {
 	out := ios.Out
 	st := fr.Stats
 	fmt.Fprintf(out, "%s %s (%s, %d turn%s", ios.Bold("transcript:"), fr.Transcript, fr.Format, st.Turns, plural(st.Turns, "", "s"))
@@ -33,7 +34,7 @@ func renderFollowupsFound(ios *IOStreams, fr *FollowupsReport, orphans bool) {
 
 // renderFollowups is `followups extract`'s human report (and wrap's, whose
 // audit lists the unrouted instead: withUnrouted false).
-func renderFollowups(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
+func renderFollowups(ios *IOStreams, fr *vault.FollowupsReport, withUnrouted bool) {
 	if !fr.Prompted {
 		renderFollowupsFound(ios, fr, true)
 	}
@@ -41,7 +42,7 @@ func renderFollowups(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
 }
 
 // renderRouting says what routing did and what is still unrouted.
-func renderRouting(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
+func renderRouting(ios *IOStreams, fr *vault.FollowupsReport, withUnrouted bool) {
 	out := ios.Out
 	if r := fr.Routing; r != nil {
 		switch r.Status {
@@ -71,7 +72,7 @@ func renderRouting(ios *IOStreams, fr *FollowupsReport, withUnrouted bool) {
 
 // renderAudit prints the persistence audit: counts per source, potentially
 // lost follow-ups, untagged warnings.
-func renderAudit(ios *IOStreams, a *notes.Audit) {
+func renderAudit(ios *IOStreams, a *followups.Audit) {
 	if a == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -55,7 +56,7 @@ func fuRun(t *testing.T, dir, stdin string, prompt bool, args ...string) fuResul
 
 func fuTranscript(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "notes", "testdata", "transcripts", "followups-en.jsonl"))
+	p, err := filepath.Abs(filepath.Join("..", "followups", "testdata", "transcripts", "followups-en.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +87,22 @@ func TestFollowupsPromptRoutesInOneCommit(t *testing.T) {
 	if got := headCount(t, dir); got == heads {
 		t.Fatalf("no commit made")
 	}
-	if got := chkGit(t, dir, "", "log", "-1", "--format=%s"); got != "progress: route 3 follow-ups from the conversation" {
-		t.Errorf("subject %q", got)
+	// The person's files: one branch commit of exactly them.
+	if got := chkGit(t, dir, "", "log", "-1", "--format=%s"); got != "progress: route 2 follow-ups from the conversation" {
+		t.Errorf("branch subject %q", got)
 	}
 	files := chkGit(t, dir, "", "show", "--name-only", "--format=", "HEAD")
-	for _, want := range []string{".claude/sonmat/journal.md", "ACTIVE-STATUS.md", "projects/api/actives/cache/todos.md", "projects/api/todos.md"} {
-		if !strings.Contains(files, want) {
-			t.Errorf("commit misses %s:\n%s", want, files)
+	if files != "projects/api/actives/cache/todos.md\nprojects/api/todos.md" {
+		t.Errorf("branch commit holds:\n%s", files)
+	}
+	// The journal route and the dashboard: scribe's record, on the vault ref.
+	if got := chkGit(t, dir, "", "log", "-1", "--format=%s", "refs/scribe/vault"); got != "progress: route 1 follow-up from the conversation" {
+		t.Errorf("vault subject %q", got)
+	}
+	vfiles := chkGit(t, dir, "", "show", "--name-only", "--format=", "refs/scribe/vault")
+	for _, want := range []string{"journal.md", "ACTIVE-STATUS.md"} {
+		if !strings.Contains(vfiles, want) {
+			t.Errorf("vault commit misses %s:\n%s", want, vfiles)
 		}
 	}
 	read := func(rel string) string {
@@ -108,7 +118,7 @@ func TestFollowupsPromptRoutesInOneCommit(t *testing.T) {
 	if got := read("projects/api/actives/cache/todos.md"); !strings.HasSuffix(got, "- [ ] benchmark eviction\n- [ ] come back to the flaky eviction test\n") {
 		t.Errorf("active task:\n%q", got)
 	}
-	j := notes.ParseJournal(read(".claude/sonmat/journal.md"))
+	j := notes.ParseJournal(chkGit(t, dir, "", "show", "refs/scribe/vault:journal.md"))
 	last := j.Entries[len(j.Entries)-1]
 	if len(j.Entries) != 2 || len(last.Next) != 1 || last.Next[0] != "(api) write the release notes for 2.0" {
 		t.Errorf("journal entries %d, last Next %q", len(j.Entries), last.Next)
@@ -171,7 +181,7 @@ func TestFollowupsNonInteractive(t *testing.T) {
 
 func TestParseRouteAnswer(t *testing.T) {
 	t.Parallel()
-	orphans := []notes.Candidate{{N: 1, Text: "a"}, {N: 2, Text: "b"}, {N: 3, Text: "c"}}
+	orphans := []followups.Candidate{{N: 1, Text: "a"}, {N: 2, Text: "b"}, {N: 3, Text: "c"}}
 	tests := []struct {
 		in      string
 		want    string // to/project/task per orphan

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/setup"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 func newHookCmd(f *Factory) *cobra.Command {
@@ -130,8 +130,8 @@ func runPostCommit(ctx context.Context, f *Factory) error {
 		return fail(err)
 	}
 	ci := infos[head.Commit]
-	rec := notes.RecordFromCommit(ci.SHA, ci.Subject, ci.Body, ci.Files, ci.Added, ci.Deleted)
-	if _, err := r.RecordOnce(notes.KindCommit, head.Commit, rec); err != nil {
+	rec := vault.RecordFromCommit(ci.SHA, ci.Subject, ci.Body, ci.Files, ci.Added, ci.Deleted)
+	if _, err := r.RecordOnce(vault.KindCommit, head.Commit, rec); err != nil {
 		return fail(err)
 	}
 	return nil

@@ -78,6 +78,13 @@ func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
 		if err := plan.Apply(); err != nil {
 			return err
 		}
+		// A fetched team vault (or an imported one) shows in the view at once.
+		if v, err := f.Vault(ctx); err == nil {
+			v.Migrate(ctx)
+			for _, w := range v.RenderView(ctx) {
+				plan.Warnings = append(plan.Warnings, w)
+			}
+		}
 	}
 	if o.JSON {
 		return printJSON(f.IO, map[string]any{"dry_run": o.DryRun, "changes": nonNilChanges(plan.Changes),
@@ -104,7 +111,7 @@ func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
 		}
 	}
 	if !o.DryRun && len(files) > 0 {
-		fmt.Fprintf(out, "\nnothing was committed; review, then: git add %s && git commit -m \"Set up git-scribe\"\n", strings.Join(files, " "))
+		fmt.Fprintf(out, "\nnothing was committed; review, then: git add %s && git commit -m \"Set up git-scribe\" -- %s\n", strings.Join(files, " "), strings.Join(files, " "))
 	}
 	return nil
 }

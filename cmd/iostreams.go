@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +22,13 @@ type IOStreams struct {
 	errTTY bool
 	// promptable overrides CanPrompt (tests drive prompts over pipes).
 	promptable *bool
+
+	// getenv reads the environment (nil: os.Getenv); gitColor reads git's
+	// colour setting (color.scribe, else color.ui), asked only on a TTY.
+	getenv    func(string) string
+	gitColor  func() string
+	colorOnce sync.Once
+	color     bool
 }
 
 // NewIOStreams wraps real or test streams; TTY detection only for *os.File.
@@ -52,8 +60,35 @@ func (s *IOStreams) CanPrompt() bool {
 // SetCanPrompt overrides TTY detection for CanPrompt (tests).
 func (s *IOStreams) SetCanPrompt(ok bool) { s.promptable = &ok }
 
-// Color reports whether to decorate output: only on a TTY, never with NO_COLOR.
-func (s *IOStreams) Color() bool { return s.outTTY && os.Getenv("NO_COLOR") == "" }
+// Color reports whether to decorate output, as git decides for its own: only
+// on a terminal that is not TERM=dumb, never with NO_COLOR or when
+// color.scribe / color.ui is never (or false); color.ui=always colours
+// even TERM=dumb, but like NO_COLOR's convention, never a pipe.
+func (s *IOStreams) Color() bool {
+	s.colorOnce.Do(func() { s.color = s.decideColor() })
+	return s.color
+}
+
+func (s *IOStreams) decideColor() bool {
+	getenv := s.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if !s.outTTY || getenv("NO_COLOR") != "" {
+		return false
+	}
+	setting := ""
+	if s.gitColor != nil {
+		setting = strings.ToLower(strings.TrimSpace(s.gitColor()))
+	}
+	switch setting {
+	case "never", "false", "no", "off", "0":
+		return false
+	case "always":
+		return true
+	}
+	return getenv("TERM") != "dumb"
+}
 
 // Bold decorates s when colour is on.
 func (s *IOStreams) Bold(t string) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -62,32 +63,24 @@ func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	path := v.Config.Paths.Journal
+	v.Migrate(ctx)
+	vp := notes.VaultJournal
 	if archive {
-		path = v.Config.Paths.JournalArchive
+		vp = notes.VaultArchive
 	}
-	b, ok, err := v.ReadWorktree(path)
+	path := gitops.VaultRef + ":" + vp
+	_, files, err := v.ReadVault(ctx, vp)
 	if err != nil {
 		return err
 	}
+	b, ok := files[vp]
 	j := notes.ParseJournal(string(b))
 	entries := j.Entries
 	if n >= 0 && len(entries) > n {
 		entries = entries[len(entries)-n:]
 	}
 	if asJSON {
-		type row struct {
-			Time    string   `json:"time"`
-			Summary string   `json:"summary"`
-			Result  string   `json:"result,omitempty"`
-			Commits []string `json:"commits,omitempty"`
-			Text    string   `json:"text"`
-		}
-		rows := []row{}
-		for _, e := range entries {
-			rows = append(rows, row{Time: notes.FormatTime(e.Time), Summary: e.Summary, Result: e.Result, Commits: e.Commits, Text: e.Raw})
-		}
-		return printJSON(f.IO, map[string]any{"path": path, "entries": rows})
+		return printJSON(f.IO, map[string]any{"path": path, "entries": journalRows(entries)})
 	}
 	if !ok && archive {
 		fmt.Fprintf(f.IO.Out, "no archive yet (%s): entries move there once the journal holds more than %d\n", path, v.Config.JournalMax)
@@ -109,4 +102,22 @@ func runJournal(ctx context.Context, f *Factory, n int, archive, asJSON bool) er
 		fmt.Fprint(f.IO.Out, text)
 	}
 	return nil
+}
+
+// JournalRow is one journal entry as `journal --json` and the MCP
+// journal_tail tool give it.
+type JournalRow struct {
+	Time    string   `json:"time"`
+	Summary string   `json:"summary"`
+	Result  string   `json:"result,omitempty"`
+	Commits []string `json:"commits,omitempty"`
+	Text    string   `json:"text"`
+}
+
+func journalRows(entries []notes.Entry) []JournalRow {
+	rows := []JournalRow{}
+	for _, e := range entries {
+		rows = append(rows, JournalRow{Time: notes.FormatTime(e.Time), Summary: e.Summary, Result: e.Result, Commits: e.Commits, Text: e.Raw})
+	}
+	return rows
 }

@@ -43,7 +43,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	ios := NewIOStreams(stdin, stdout, stderr)
 	f := &Factory{IO: ios, Env: os.Environ()}
+	ios.getenv = f.getenv
+	ios.gitColor = func() string {
+		dir := f.Dir
+		if dir == "" {
+			dir = "."
+		}
+		return gitops.ColorConfig(ctx, dir)
+	}
 	root := NewRootCmd(f)
+	ensureManPagesBesideBinary(root, f.getenv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

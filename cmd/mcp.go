@@ -1,355 +1,334 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
+	"net/url"
+	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+
+	"github.com/git-scribe/git-scribe/gitops"
 )
 
-// The MCP server is a thin adapter over the CLI: every tool runs the same
-// git scribe command in-process (with --json) that a person would run, so
-// the tools read and write exactly what the commands do, pass the same
-// confirmation gates, and fail with the same messages.
+// The MCP server is an adapter over the same engine calls the commands
+// make: every tool takes typed, schema-validated arguments, makes its engine
+// call and returns a typed result. Arguments are data: none reaches a
+// command line, names a path outside the repository, or picks another
+// repository. A write a person must confirm (project rules, traps, memory
+// decisions) asks that person through MCP elicitation; tools annotated
+// read-only write nothing at all.
 
 func newMCPCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve scribe to an MCP client (stdio): bridge, journal, progress, status, proposals",
 		Long: `mcp runs a Model Context Protocol server on stdin/stdout for any MCP-capable
-agent. stdout carries protocol frames only; logs go to stderr. Tools:
+agent. stdout carries protocol frames only; logs go to stderr.
 
-  bridge_read        the bridge note, with the cited files changed since it was written
+Read-only tools (they write nothing, not even queued writes):
+
+  bridge_read        the bridge note, and which files it cites changed since
   journal_tail       the newest journal entries
   progress_list      progress.md checkboxes
-  progress_done      tick progress.md items (a progress: commit)
   status             queued writes, locks, last wrap
-  followups_extract  follow-ups in a transcript that no durable source holds (read only)
-  rule_propose       a project rule for CLAUDE.md
-  trap_propose       a novel trap record
+  followups_extract  follow-ups in a transcript that no durable source holds
   compound_list      pending memory candidates
-  compound_gate      promote or reject candidates by id
 
-The proposal tools keep the CLI's gate: without confirmed=true (or, for
-compound_gate, the person's approve/reject ids) they return the proposal and
-write nothing; call again with the confirmation only after the person said
-yes. Register it with Claude Code by "git scribe init --agent claude --mcp"
-(.mcp.json), or in any client as: git scribe mcp (in the repository).`,
+Writing tools:
+
+  progress_done      tick progress.md items (a progress: commit)
+  rule_propose       a project rule for CLAUDE.md      (after a person's yes)
+  trap_propose       a novel trap record               (after a person's yes)
+  compound_gate      promote or reject memory candidates (after a person's yes)
+
+Tool arguments are data, checked against each tool's JSON Schema: never
+command-line flags, paths outside the repository, or another repository.
+
+A proposal is written only when the person confirms it in their MCP client:
+the server sends an elicitation showing exactly what would be written, and
+writes on accept (its commit carries "Scribe-Confirmed: mcp-elicitation").
+Decline or cancel writes nothing. A client without elicitation gets
+written: false and the git scribe command a person can run instead; the
+agent cannot confirm on the person's behalf.
+
+The server serves the repository it was started in (or -C). Started
+outside one, it still answers, using the repository its client's roots name,
+or an error per call saying so. Register it with Claude Code by
+"git scribe init --agent claude --mcp" (.mcp.json), or in any client as:
+git scribe mcp (in the repository).`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runMCP(c.Context(), f) },
 	}
 }
 
 func runMCP(ctx context.Context, f *Factory) error {
-	r, err := f.Repo(ctx)
-	if err != nil {
-		return err
-	}
 	log := slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := newMCPServer(&mcpTools{dir: r.WorkTree, env: f.Env}, log)
-	log.Info("serving", "repository", r.WorkTree)
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}})
+	s := &mcpServer{env: f.Env}
+	if r, err := f.Repo(ctx); err == nil {
+		s.dir = r.WorkTree
+	} else {
+		// Still serve, so the client gets a clear answer to every call
+		// rather than a server that died before the handshake.
+		s.startErr, s.named = err, f.Dir != ""
+		if s.named {
+			log.Warn("-C names no git repository; every tool call answers with this error", "error", err)
+		} else {
+			log.Warn("started outside a git repository; tools use the client's roots", "error", err)
+		}
+	}
+	err := s.server(log).Run(ctx, &mcpStdio{in: f.IO.In, out: f.IO.Out})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) || ctx.Err() != nil {
 		return nil // the client hung up
 	}
 	return fmt.Errorf("mcp: %w", err)
 }
 
-type nopWriteCloser struct{ io.Writer }
+// mcpServer holds what every tool call shares.
+type mcpServer struct {
+	dir      string // the repository's work tree; "" when started outside one
+	startErr error  // why dir is empty
+	named    bool   // -C named the directory: the client's roots do not replace it
+	env      []string
+	writeMu  sync.Mutex // one write at a time (answers from people may arrive together)
 
-func (nopWriteCloser) Close() error { return nil }
-
-// mcpTools runs git scribe commands in-process for the tools, one at a time.
-type mcpTools struct {
-	mu  sync.Mutex
-	dir string
-	env []string
+	mu    sync.Mutex
+	roots map[*mcp.ServerSession]string // the repository a session's roots named
+	asks  map[string]pendingAsk         // questions put to a person, by request state
+	args  map[string][]string           // each tool's argument names
 }
 
-// cliRun is one command's outcome.
-type cliRun struct {
-	stdout, stderr string
-	code           int
-	err            error // what the CLI would print after "git-scribe: "
+// mcpCall is one tool call's repository, session and request.
+type mcpCall struct {
+	f   *Factory
+	ss  *mcp.ServerSession
+	req *mcp.CallToolRequest
 }
 
-// run executes `git scribe -C dir args…` in-process with no terminal (so
-// nothing prompts) and reports what the CLI would have printed and exited.
-func (t *mcpTools) run(ctx context.Context, args ...string) cliRun {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var out, errb bytes.Buffer
-	f := &Factory{IO: NewIOStreams(strings.NewReader(""), &out, &errb), Env: t.env}
-	root := NewRootCmd(f)
-	root.SetArgs(append([]string{"-C", t.dir}, args...))
-	err := root.ExecuteContext(ctx)
-	res := cliRun{stdout: out.String(), stderr: errb.String()}
-	if err != nil {
-		res.code = exitCode(err)
-		if msg := errorText(err); msg != "" {
-			res.err = errors.New(msg)
-		} else {
-			res.err = fmt.Errorf("exit status %d", res.code)
+// multiRoundTrip reports whether the client speaks a protocol version in
+// which the server asks for input (elicitation, roots) by returning input
+// requests from the call (SEP-2322) rather than by sending requests while
+// serving it. The SDK makes the same decision.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip != nil && ip.ProtocolVersion >= "2026-07-28"
+}
+
+// open makes a fresh factory for one call (factories cache and are not
+// shared between goroutines), on the server's repository or, when it was
+// started outside one, the repository the client's roots name. ask is the
+// input request for the client's roots when they are still to be listed.
+func (s *mcpServer) open(ctx context.Context, req *mcp.CallToolRequest) (c *mcpCall, ask *mcp.CallToolResult, err error) {
+	dir := s.dir
+	if dir == "" && s.named {
+		return nil, nil, fmt.Errorf("git scribe mcp -C: %s; fix the server's -C in the client's configuration", errorText(s.startErr))
+	}
+	if dir == "" {
+		if dir, ask, err = s.fromRoots(ctx, req); err != nil || ask != nil {
+			return nil, ask, err
 		}
 	}
-	return res
+	f := &Factory{IO: NewIOStreams(strings.NewReader(""), io.Discard, io.Discard), Env: s.env, Dir: dir}
+	return &mcpCall{f: f, ss: req.Session, req: req}, nil, nil
 }
 
-// result turns a run into a tool result: the command's JSON report as the
-// structured output, its stderr notes as warnings; a failed command is a
-// tool error carrying the CLI's message.
-func (r cliRun) result() (map[string]any, error) {
-	obj, jerr := jsonReport(r.stdout)
-	if r.err != nil {
-		msg := r.err.Error()
-		if s := strings.TrimSpace(r.stdout); s != "" {
-			msg += "\n" + s
+// fromRoots finds the one git work tree among the client's file:// roots,
+// once per session.
+func (s *mcpServer) fromRoots(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.CallToolResult, error) {
+	ss := req.Session
+	s.mu.Lock()
+	dir, ok := s.roots[ss]
+	s.mu.Unlock()
+	if ok {
+		return dir, nil, nil
+	}
+	why := strings.TrimSuffix(errorText(s.startErr), "; run git scribe inside a git work tree or pass -C <path>")
+	fix := "start git scribe mcp in the repository (the client's working directory for the server) or with -C <path>"
+	var res *mcp.ListRootsResult
+	if multiRoundTrip(ss) {
+		got, _ := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+		if got == nil {
+			return "", &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil
 		}
-		return nil, errors.New(msg)
-	}
-	if jerr != nil {
-		obj = map[string]any{"text": r.stdout}
-	}
-	if w := warnings(r.stderr); len(w) > 0 {
-		obj["warnings"] = w
-	}
-	return obj, nil
-}
-
-// jsonReport reads a command's --json report: the whole of stdout, or the
-// JSON object that ends it when a line of text came first.
-func jsonReport(stdout string) (map[string]any, error) {
-	var obj map[string]any
-	err := json.Unmarshal([]byte(stdout), &obj)
-	if err == nil {
-		return obj, nil
-	}
-	if i := strings.Index(stdout, "\n{"); i >= 0 {
-		if json.Unmarshal([]byte(stdout[i+1:]), &obj) == nil {
-			return obj, nil
+		res = got
+	} else {
+		var err error
+		if res, err = ss.ListRoots(ctx, nil); err != nil {
+			return "", nil, fmt.Errorf("git scribe mcp was started outside a git repository (%s) and the client lists no roots (%v); %s", why, err, fix)
 		}
 	}
-	return nil, err
-}
-
-func warnings(stderr string) []string {
-	var out []string
-	for _, l := range strings.Split(stderr, "\n") {
-		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "warning: ")); l != "" {
-			out = append(out, l)
+	var repos, looked []string
+	for _, root := range res.Roots {
+		u, err := url.Parse(root.URI)
+		if err != nil || u.Scheme != "file" || u.Path == "" {
+			continue
+		}
+		dir := filepath.FromSlash(u.Path)
+		looked = append(looked, dir)
+		r, err := gitops.Discover(ctx, dir)
+		if err != nil {
+			continue
+		}
+		if !contains(repos, r.WorkTree) {
+			repos = append(repos, r.WorkTree)
 		}
 	}
-	return out
-}
-
-// proposal turns a gated command's run into a tool result: a refusal for
-// want of confirmation is not an error but the proposal, with what to do.
-func (r cliRun) proposal(confirmWith string) (map[string]any, error) {
-	if obj, err := jsonReport(r.stdout); err == nil && obj["status"] == "refused" {
-		out := map[string]any{
-			"written":  false,
-			"proposal": obj,
-			"message":  errText(r.err),
-			"confirm":  "Show the proposal to the person. Only if they say yes, call this tool again with " + confirmWith + ".",
+	switch len(repos) {
+	case 1:
+		s.mu.Lock()
+		if s.roots == nil {
+			s.roots = map[*mcp.ServerSession]string{}
 		}
-		return out, nil
+		s.roots[ss] = repos[0]
+		s.mu.Unlock()
+		return repos[0], nil, nil
+	case 0:
+		return "", nil, fmt.Errorf("git scribe mcp was started outside a git repository (%s) and none of the client's roots is in one (%s); %s",
+			why, strings.Join(looked, ", "), fix)
 	}
-	obj, err := r.result()
-	if err == nil {
-		obj["written"] = true
-		if s, _ := obj["status"].(string); s != "" && s != "added" && s != "recorded" && s != "promoted" {
-			obj["written"] = false
+	return "", nil, fmt.Errorf("the client's roots name %d repositories (%s) and scribe will not guess which one to use; %s",
+		len(repos), strings.Join(repos, ", "), fix)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
 		}
 	}
-	return obj, err
+	return false
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// addTool registers a typed tool whose handler runs on the call's
+// repository; an error becomes an isError result with its message.
+func addTool[In any](srv *mcp.Server, s *mcpServer, t *mcp.Tool, h func(context.Context, *mcpCall, In) (any, error)) {
+	if s.args == nil {
+		s.args = map[string][]string{}
 	}
-	return err.Error()
+	if schema, ok := t.InputSchema.(*jsonschema.Schema); ok {
+		for name := range schema.Properties {
+			s.args[t.Name] = append(s.args[t.Name], name)
+		}
+		sort.Strings(s.args[t.Name])
+	}
+	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		c, ask, err := s.open(ctx, req)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ask != nil {
+			return ask, nil, nil
+		}
+		// A read-only tool writes nothing: no vault import, no view refresh.
+		c.f.readOnly = t.Annotations != nil && t.Annotations.ReadOnlyHint
+		out, err := h(ctx, c, in)
+		if err != nil {
+			msg := errorText(err)
+			if msg == "" {
+				msg = t.Name + " failed"
+			}
+			return nil, nil, errors.New(msg)
+		}
+		if r, ok := out.(*mcp.CallToolResult); ok { // input requests: ask, then the call comes again
+			return r, nil, nil
+		}
+		return nil, out, nil
+	})
 }
 
-// Tool inputs: their JSON schemas are what the client sees.
-type (
-	mcpNoInput    struct{}
-	mcpJournalArg struct {
-		N int `json:"n,omitempty" jsonschema:"how many of the newest entries to return (default 5)"`
-	}
-	mcpProgressDoneArg struct {
-		Items []string `json:"items" jsonschema:"progress.md items to tick: the exact text, or a unique prefix or substring of it"`
-	}
-	mcpFollowupsArg struct {
-		Transcript string `json:"transcript" jsonschema:"path of the session transcript (Claude Code or Codex JSONL, or text), absolute or relative to the repository"`
-	}
-	mcpRuleArg struct {
-		Rule      string `json:"rule" jsonschema:"the project rule, one sentence (e.g. 'Always run go vet before saying done.')"`
-		Confirmed bool   `json:"confirmed,omitempty" jsonschema:"true only after the person said yes to this exact rule; otherwise the proposal is returned and nothing is written"`
-	}
-	mcpTrapArg struct {
-		Title       string `json:"title" jsonschema:"short title of the trap"`
-		Pattern     string `json:"pattern" jsonschema:"what went wrong and why it was not caught"`
-		Context     string `json:"context" jsonschema:"what was being done when it fired"`
-		CatchSignal string `json:"catch_signal" jsonschema:"the check or signal that would have caught it earlier"`
-		Scope       string `json:"scope,omitempty" jsonschema:"project (default) or universal"`
-		Confirmed   bool   `json:"confirmed,omitempty" jsonschema:"true only after the person said yes to the record exactly as proposed; otherwise it is returned and nothing is written"`
-	}
-	mcpGateArg struct {
-		Approve []string `json:"approve,omitempty" jsonschema:"candidate ids the person decided to promote"`
-		Reject  []string `json:"reject,omitempty" jsonschema:"candidate ids the person decided to reject"`
-	}
-)
-
-func newMCPServer(t *mcpTools, log *slog.Logger) *mcp.Server {
+func (s *mcpServer) server(log *slog.Logger) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "git-scribe", Title: "git-scribe", Version: version()}, &mcp.ServerOptions{
 		Logger:       log,
 		Capabilities: &mcp.ServerCapabilities{},
+		RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+			s.mu.Lock()
+			delete(s.roots, req.Session) // named again at the next call
+			s.mu.Unlock()
+		},
 		Instructions: "git-scribe keeps session results in this git repository. Read the bridge note at the start of a task " +
-			"(a hypothesis to verify, not a fact). Proposals (rules, traps, memories) are written only after the person says yes: " +
-			"show them the proposal, then call again with the confirmation.",
+			"(a hypothesis to verify, not a fact). Proposals (rules, traps, memories) are written only after the person " +
+			"accepts them in the client's confirmation dialog; you cannot confirm for them.",
 	})
-	read := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	srv.AddReceivingMiddleware(s.argumentErrors)
 	no := false
-	write := &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}
+	read := func(title string) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	}
+	write := func(title string, idempotent bool) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, IdempotentHint: idempotent, OpenWorldHint: &no}
+	}
 
-	mcp.AddTool(srv, &mcp.Tool{Name: "bridge_read", Annotations: read,
-		Description: "The bridge note the last session left (a hypothesis to verify, not a fact), with a staleness warning naming cited files changed since it was written. Lands queued writes first, like `git scribe bridge`."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoInput) (*mcp.CallToolResult, any, error) {
-			obj, err := t.run(ctx, "bridge", "--json").result()
-			if err != nil {
-				return nil, nil, err
-			}
-			if stale, _ := obj["stale"].([]any); len(stale) > 0 {
-				var files []string
-				for _, s := range stale {
-					files = append(files, fmt.Sprint(s))
-				}
-				obj["staleness_warning"] = fmt.Sprintf("cited files changed since this note was written (%v): %s — verify before relying on it",
-					obj["written_at"], strings.Join(files, ", "))
-			}
-			return nil, obj, nil
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "journal_tail", Annotations: read,
-		Description: "The newest entries of the append-only journal (`git scribe journal tail N`)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpJournalArg) (*mcp.CallToolResult, any, error) {
-			n := in.N
-			if n == 0 {
-				n = 5
-			}
-			obj, err := t.run(ctx, "journal", "tail", strconv.Itoa(n), "--json").result()
-			return nil, obj, err
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "progress_list", Annotations: read,
-		Description: "progress.md's checkboxes with their headings (`git scribe progress list`)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoInput) (*mcp.CallToolResult, any, error) {
-			obj, err := t.run(ctx, "progress", "list", "--json").result()
-			return nil, obj, err
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "progress_done", Annotations: write,
-		Description: "Tick progress.md items and commit `progress: ITEM done` (`git scribe progress done`). An ambiguous or unknown item is an error listing the candidates; nothing is written then."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpProgressDoneArg) (*mcp.CallToolResult, any, error) {
-			if len(in.Items) == 0 {
-				return nil, nil, errors.New("progress done needs at least one ITEM")
-			}
-			obj, err := t.run(ctx, append(append([]string{"progress", "done"}, in.Items...), "--json")...).result()
-			return nil, obj, err
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "status", Annotations: read,
-		Description: "Derived state at a glance: vault files, last wrap, queued writes and why they wait, held locks, hook failures (`git scribe status`)."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoInput) (*mcp.CallToolResult, any, error) {
-			obj, err := t.run(ctx, "status", "--json").result()
-			return nil, obj, err
-		})
-
-	// The features below arrive with their commands; a tool is offered only
-	// when this build has the command behind it.
-	has := func(path ...string) bool {
-		c, _, err := NewRootCmd(&Factory{IO: NewIOStreams(nil, io.Discard, io.Discard)}).Find(path)
-		return err == nil && c.Name() == path[len(path)-1]
-	}
-	if has("followups", "extract") {
-		mcp.AddTool(srv, &mcp.Tool{Name: "followups_extract", Annotations: read,
-			Description: "Follow-ups said in a session transcript that no durable source (journal ### Next, todos.md, PROGRESS.md, active tasks) holds: the orphans a person should route. Reads only; routing is the person's, in the CLI."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, in mcpFollowupsArg) (*mcp.CallToolResult, any, error) {
-				if in.Transcript == "" {
-					return nil, nil, errors.New("followups extract needs a transcript")
-				}
-				run := t.run(ctx, "followups", "extract", "--transcript", in.Transcript, "--json")
-				if run.code == ExitFindings && json.Valid([]byte(run.stdout)) {
-					run.err = nil // orphans found: a finding, not a failure
-				}
-				obj, err := run.result()
-				return nil, obj, err
-			})
-	}
-	if has("rule", "propose") {
-		mcp.AddTool(srv, &mcp.Tool{Name: "rule_propose", Annotations: write,
-			Description: "Propose a project rule for CLAUDE.md's ## Project Rules. Without confirmed=true nothing is written: the proposal comes back for the person (\"Add to CLAUDE.md? Yes / No / Rephrase\"); call again with confirmed=true only after they said yes."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRuleArg) (*mcp.CallToolResult, any, error) {
-				args := []string{"rule", "propose", in.Rule, "--json"}
-				if in.Confirmed {
-					args = append(args, "--confirmed")
-				}
-				obj, err := t.run(ctx, args...).proposal("confirmed=true")
-				return nil, obj, err
-			})
-	}
-	if has("trap", "propose") {
-		mcp.AddTool(srv, &mcp.Tool{Name: "trap_propose", Annotations: write,
-			Description: "Propose a novel-trap record (abstracted: project names, paths, hosts, people stripped). Without confirmed=true nothing is written: the record comes back for the person (\"Record as project memory? Yes / No / Edit first\"); call again with confirmed=true only after they said yes."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, in mcpTrapArg) (*mcp.CallToolResult, any, error) {
-				args := []string{"trap", "propose", "--title", in.Title, "--pattern", in.Pattern, "--context", in.Context,
-					"--catch-signal", in.CatchSignal, "--json"}
-				if in.Scope != "" {
-					args = append(args, "--scope", in.Scope)
-				}
-				if in.Confirmed {
-					args = append(args, "--confirmed")
-				}
-				obj, err := t.run(ctx, args...).proposal("confirmed=true")
-				return nil, obj, err
-			})
-	}
-	if has("compound", "list") && has("compound", "gate") {
-		mcp.AddTool(srv, &mcp.Tool{Name: "compound_list", Annotations: read,
-			Description: "Pending memory candidates from the compound promotion gate, with their ids, scores and overlap bands."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpNoInput) (*mcp.CallToolResult, any, error) {
-				obj, err := t.run(ctx, "compound", "list", "--json").result()
-				return nil, obj, err
-			})
-		mcp.AddTool(srv, &mcp.Tool{Name: "compound_gate", Annotations: write,
-			Description: "Promote or reject memory candidates by id — each id is the person's explicit decision. Without ids nothing is decided: the pending candidates come back as the proposal."},
-			func(ctx context.Context, _ *mcp.CallToolRequest, in mcpGateArg) (*mcp.CallToolResult, any, error) {
-				if len(in.Approve) == 0 && len(in.Reject) == 0 {
-					// A gate without decisions would reject everything
-					// (non-interactive); show what awaits a decision instead.
-					obj, err := t.run(ctx, "compound", "list", "--json").result()
-					if err != nil {
-						return nil, nil, err
-					}
-					return nil, map[string]any{"written": false, "proposal": obj,
-						"confirm": "Show the candidates to the person. Call again with approve/reject ids only for the ones they decided."}, nil
-				}
-				args := []string{"compound", "gate", "--json"}
-				for _, id := range in.Approve {
-					args = append(args, "--approve", id)
-				}
-				for _, id := range in.Reject {
-					args = append(args, "--reject", id)
-				}
-				obj, err := t.run(ctx, args...).result()
-				return nil, obj, err
-			})
-	}
+	addTool(srv, s, &mcp.Tool{Name: "bridge_read", Annotations: read("Read the bridge note"), InputSchema: mcpSchema[mcpNoInput](nil),
+		Description: "The bridge note the last session left (a hypothesis to verify, not a fact), with a staleness warning naming cited files changed since it was written. Reads only: queued writes are counted, not landed."},
+		s.bridgeRead)
+	addTool(srv, s, &mcp.Tool{Name: "journal_tail", Annotations: read("Read the newest journal entries"), InputSchema: mcpSchema[mcpJournalArg](tuneJournal),
+		Description: "The newest entries of the append-only journal."},
+		s.journalTail)
+	addTool(srv, s, &mcp.Tool{Name: "progress_list", Annotations: read("List progress.md checkboxes"), InputSchema: mcpSchema[mcpNoInput](nil),
+		Description: "progress.md's checkboxes with their headings."},
+		s.progressList)
+	addTool(srv, s, &mcp.Tool{Name: "status", Annotations: read("Scribe status"), InputSchema: mcpSchema[mcpNoInput](nil),
+		Description: "Derived state at a glance: vault files, last wrap, queued writes and why they wait, held locks, hook failures, pending memory candidates."},
+		s.status)
+	addTool(srv, s, &mcp.Tool{Name: "followups_extract", Annotations: read("Find unpersisted follow-ups"), InputSchema: mcpSchema[mcpFollowupsArg](tuneFollowups),
+		Description: "Follow-ups said in a session transcript that no durable source (journal ### Next, todos.md, PROGRESS.md, active tasks) holds: the orphans a person should route. Reads only; routing is the person's, with the command in route_command."},
+		s.followupsExtract)
+	addTool(srv, s, &mcp.Tool{Name: "compound_list", Annotations: read("List memory candidates"), InputSchema: mcpSchema[mcpNoInput](nil),
+		Description: "Pending memory candidates from the compound promotion gate, with their ids, scores and overlap bands."},
+		s.compoundList)
+	addTool(srv, s, &mcp.Tool{Name: "progress_done", Annotations: write("Tick progress.md items", true), InputSchema: mcpSchema[mcpProgressDoneArg](tuneProgressDone),
+		Description: "Tick progress.md items and commit `progress: ITEM done`. Each item is matched as text (exact, else a unique prefix or substring); an ambiguous or unknown item is an error listing the candidates, and nothing is written then."},
+		s.progressDone)
+	addTool(srv, s, &mcp.Tool{Name: "rule_propose", Annotations: write("Propose a project rule", true), InputSchema: mcpSchema[mcpRuleArg](tuneRule),
+		Description: "Propose a project rule for CLAUDE.md's ## Project Rules. The person is asked in the client (MCP elicitation) with the exact rule; it is written only if they accept. Without elicitation nothing is written and the result names the command the person can run."},
+		s.rulePropose)
+	addTool(srv, s, &mcp.Tool{Name: "trap_propose", Annotations: write("Propose a trap record", true), InputSchema: mcpSchema[mcpTrapArg](tuneTrap),
+		Description: "Propose a novel-trap record (abstracted: project names, paths, hosts, people stripped). The person is asked in the client (MCP elicitation) with the record exactly as it would be written; it is written only if they accept."},
+		s.trapPropose)
+	addTool(srv, s, &mcp.Tool{Name: "compound_gate", Annotations: write("Decide memory candidates", false), InputSchema: mcpSchema[mcpGateArg](tuneGate),
+		Description: "Propose promoting or rejecting memory candidates by id (see compound_list). The person is asked in the client (MCP elicitation) with every decision and the text it promotes; nothing is decided unless they accept. Without ids the pending candidates come back and nothing is asked."},
+		s.compoundGate)
 	return srv
+}
+
+// argumentErrors rewrites the SDK's schema-validation failure of a tool
+// call into a message that names the tool, says nothing was done and which
+// arguments it takes — and, for an agent's "confirmed", why there is none.
+func (s *mcpServer) argumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError || len(r.Content) != 1 {
+			return res, err
+		}
+		tc, ok := r.Content[0].(*mcp.TextContent)
+		const prefix = `validating "arguments": `
+		if !ok || !strings.HasPrefix(tc.Text, prefix) {
+			return res, err
+		}
+		name := ""
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+			name = p.Name
+		}
+		detail := strings.TrimPrefix(strings.TrimPrefix(tc.Text, prefix), "validating root: ")
+		msg := fmt.Sprintf("%s: invalid arguments, nothing done: %s", name, detail)
+		if args := s.args[name]; len(args) > 0 {
+			msg += " (its arguments: " + strings.Join(args, ", ") + ")"
+		} else {
+			msg += " (it takes no arguments)"
+		}
+		if strings.Contains(detail, `"confirmed"`) {
+			msg += `; there is no "confirmed": the person confirms a proposal in the client's dialog (MCP elicitation), and an agent cannot confirm for them`
+		}
+		tc.Text = msg
+		return res, err
+	}
 }

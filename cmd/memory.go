@@ -12,7 +12,7 @@ import (
 )
 
 // Memory opens the repository's memory store with the secret redactor
-// plugged in (as Vault does for notes).
+// plugged in (as Vault does for the vault).
 func (f *Factory) Memory(ctx context.Context) (*memory.Store, error) {
 	r, err := f.Repo(ctx)
 	if err != nil {

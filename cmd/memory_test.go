@@ -403,7 +403,7 @@ func TestTrapPropose(t *testing.T) {
 				t.Errorf("%q not abstracted away:\n%s", gone, rec)
 			}
 		}
-		if !strings.HasPrefix(rec, "# Trap: Retry test passed on a frozen clock\n\n## Pattern\nThe test in <path> froze time; <email> never saw the jitter from <host>\n\n## Lesson\n") {
+		if !strings.HasPrefix(rec, "# Trap: Retry test passed on a frozen clock\n\n## Pattern\n\nThe test in <path> froze time; <email> never saw the jitter from <host>\n\n## Lesson\n") {
 			t.Errorf("record:\n%s", rec)
 		}
 		sent, _ := os.ReadFile(log)

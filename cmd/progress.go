@@ -58,17 +58,7 @@ func runProgressList(ctx context.Context, f *Factory, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		type row struct {
-			Text    string `json:"text"`
-			Done    bool   `json:"done"`
-			Heading string `json:"heading,omitempty"`
-			Line    int    `json:"line"`
-		}
-		rows := []row{}
-		for _, it := range items {
-			rows = append(rows, row{Text: it.Text, Done: it.Done, Heading: it.Heading, Line: it.Line + 1})
-		}
-		return printJSON(f.IO, map[string]any{"path": v.Config.Paths.Progress, "exists": ok, "items": rows})
+		return printJSON(f.IO, map[string]any{"path": v.Config.Paths.Progress, "exists": ok, "items": progressRows(items)})
 	}
 	if !ok {
 		fmt.Fprintf(f.IO.Out, "no %s: nothing to track (scribe never creates it; write one with - [ ] items)\n", v.Config.Paths.Progress)
@@ -131,4 +121,21 @@ func runProgressDone(ctx context.Context, f *Factory, items []string, asJSON boo
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", w)
 	}
 	return nil
+}
+
+// ProgressRow is one progress.md checkbox as `progress list --json` and the
+// MCP progress_list tool give it.
+type ProgressRow struct {
+	Text    string `json:"text"`
+	Done    bool   `json:"done"`
+	Heading string `json:"heading,omitempty"`
+	Line    int    `json:"line"`
+}
+
+func progressRows(items []notes.Item) []ProgressRow {
+	rows := []ProgressRow{}
+	for _, it := range items {
+		rows = append(rows, ProgressRow{Text: it.Text, Done: it.Done, Heading: it.Heading, Line: it.Line + 1})
+	}
+	return rows
 }

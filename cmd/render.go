@@ -4,20 +4,27 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
-func renderWrap(ios *IOStreams, rep notes.WrapReport) {
+func renderWrap(ios *IOStreams, rep vault.WrapReport) {
 	out := ios.Out
 	switch rep.Status {
 	case "committed":
-		fmt.Fprintf(out, "%s %s on %s (%s)\n", ios.Bold("wrapped:"), rep.Commit.SHA[:12],
-			strings.TrimPrefix(rep.Commit.Branch, "refs/heads/"), rep.Reason)
-		for _, p := range rep.Commit.Changed {
-			fmt.Fprintf(out, "  wrote %s\n", p)
+		if rep.Commit != nil {
+			fmt.Fprintf(out, "%s %s on %s (%s)\n", ios.Bold("wrapped:"), rep.Commit.SHA[:12], rep.Commit.Branch, rep.Reason)
+			for _, p := range rep.Commit.Changed {
+				fmt.Fprintf(out, "  wrote %s\n", p)
+			}
+		} else {
+			fmt.Fprintf(out, "%s %s\n", ios.Bold("wrapped:"), rep.Reason)
 		}
 		for _, t := range rep.Ticks {
 			fmt.Fprintf(out, "  ticked %s\n", t)
+		}
+		if bc := rep.BranchCommit; bc != nil {
+			fmt.Fprintf(out, "  committed %s on %s: %s (your branch: progress ticks only)\n", bc.SHA[:12],
+				strings.TrimPrefix(bc.Branch, "refs/heads/"), strings.Join(bc.Changed, ", "))
 		}
 		if rep.Landed > 0 {
 			fmt.Fprintf(out, "  landed %d queued record(s)\n", rep.Landed)

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -13,15 +15,21 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		Use:   "git-scribe",
 		Short: "Persist what an AI coding session produced, in git itself",
 		Long: `git scribe keeps what should outlive a coding session — a bridge note for the
-next session, an append-only journal, progress ticks — in your repository, as
-ordinary commits ("progress: …") that never touch your own staged or unstaged
-work. Run it as "git scribe <command>".
+next session, an append-only journal, a follow-up dashboard — in your
+repository, as "progress: …" commits on its own ref, refs/scribe/vault: never
+on your branch, never in your index, never mixed with your staged or unstaged
+work. A git-ignored view of them sits in .claude/sonmat/. Your branch gets a
+scribe commit only for files you own and decided on (a progress tick, a rule
+you confirmed). Run it as "git scribe <command>".
 
 Typical use:
   git scribe wrap                 end of a session: journal + bridge note + ticks
   git scribe bridge               what the next session should know
-  git scribe status               queued writes, locks, last wrap`,
-		Version:       version(),
+  git scribe status               the vault, queued writes, locks, last wrap
+  git scribe sync                 share refs/scribe/* with your remote (never a branch)`,
+		Version: version(),
+		// Usage lines and help say "git scribe wrap", as users type it.
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "git scribe"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -29,11 +37,13 @@ Typical use:
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("git-scribe {{.Version}}\n")
-	root.PersistentFlags().StringVarP(&f.Dir, "directory", "C", "", "run as if started in `path` (like git -C)")
+	root.PersistentFlags().VarP(&dirFlag{&f.Dir}, "directory", "C", "run as if started in `path` (like git -C; repeated, each is relative to the one before)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nsee 'git scribe %s --help'", err, c.Name())}
 	})
+	root.SetHelpCommand(newHelpCmd())
 	root.AddCommand(
+		newDemoCmd(f),
 		newWrapCmd(f),
 		newBridgeCmd(f),
 		newJournalCmd(f),
@@ -54,6 +64,53 @@ Typical use:
 		newRuleCmd(f), newTrapCmd(f), newCompoundCmd(f),
 	)
 	return root
+}
+
+// dirFlag is -C as git has it: "-C a -C b" is a/b, an absolute path starts
+// over, and an empty path changes nothing.
+type dirFlag struct{ dir *string }
+
+func (d *dirFlag) String() string { return *d.dir }
+func (d *dirFlag) Type() string   { return "path" }
+func (d *dirFlag) Set(p string) error {
+	switch {
+	case p == "":
+	case *d.dir == "" || filepath.IsAbs(p):
+		*d.dir = p
+	default:
+		*d.dir = filepath.Join(*d.dir, p)
+	}
+	return nil
+}
+
+// newHelpCmd is "git scribe help [command]"; unlike cobra's, an unknown
+// topic is a usage error (exit 2), as with git help.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  `Help prints a command's help: "git scribe help wrap" is "git scribe wrap --help".`,
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil || cmd == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() && strings.HasPrefix(s.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(s.Name(), s.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("no help topic %q; run 'git scribe help' for the list of commands", strings.Join(args, " "))}
+			}
+			return cmd.Help()
+		},
+	}
 }
 
 // version reads the module version and VCS revision from build info.

@@ -104,7 +104,7 @@ func runRulePropose(ctx context.Context, f *Factory, o *RuleOptions) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the rule is empty")}
 	}
 	interactive := o.IO.CanPrompt() && !o.JSON && !o.Confirmed
-	res, status, err := proposeRule(ctx, f, st, rule, o.Confirmed, interactive, nil)
+	res, status, err := proposeRule(ctx, f, st, rule, o.Confirmed, interactive, o.JSON, nil)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ type ruleReport struct {
 // proposeRule runs the Yes / No / Rephrase dialogue (interactive) or
 // applies --confirmed, and writes on yes. status is the RuleResult status
 // or "declined" / "refused".
-func proposeRule(ctx context.Context, f *Factory, st *memory.Store, rule string, confirmed, interactive bool, p *prompter) (ruleReport, string, error) {
+func proposeRule(ctx context.Context, f *Factory, st *memory.Store, rule string, confirmed, interactive, jsonOut bool, p *prompter) (ruleReport, string, error) {
 	res := ruleReport{memory.RuleResult{Rule: rule, Path: st.Config.Paths.ClaudeMD}}
 	if cur, err := readWorktree(st, st.Config.Paths.ClaudeMD); err == nil && memory.HasRule(cur, rule) {
 		res.Status, res.Reason = "exists", st.Config.Paths.ClaudeMD+" already has this rule"
@@ -141,7 +141,9 @@ func proposeRule(ctx context.Context, f *Factory, st *memory.Store, rule string,
 	ios := f.IO
 	if !confirmed {
 		if !interactive {
-			fmt.Fprintf(ios.Out, "Project rule detected: %s\n", rule)
+			if !jsonOut { // --json prints only JSON
+				fmt.Fprintf(ios.Out, "Project rule detected: %s\n", rule)
+			}
 			res.Status, res.Reason = "refused", "no terminal to ask and no --confirmed"
 			return res, res.Status, nil
 		}
@@ -297,7 +299,7 @@ func runRuleDetect(ctx context.Context, f *Factory, o *RuleOptions) error {
 			continue
 		}
 		fmt.Fprintf(o.IO.Out, "%s\n", o.IO.Dim("("+why+")"))
-		res, status, err := proposeRule(ctx, f, st, r.Rule, false, true, p)
+		res, status, err := proposeRule(ctx, f, st, r.Rule, false, true, false, p)
 		if err != nil {
 			return err
 		}

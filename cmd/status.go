@@ -10,13 +10,16 @@ import (
 
 	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/memory"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // StatusReport is `git scribe status --json`.
 type StatusReport struct {
 	Branch   string            `json:"branch"`
 	Head     string            `json:"head"`
+	Vault    string            `json:"vault_tip"`
 	Files    []VaultFile       `json:"vault_files"`
 	LastWrap *LastWrap         `json:"last_wrap,omitempty"`
 	Queue    []QueuedRecord    `json:"queue"`
@@ -30,9 +33,13 @@ type StatusReport struct {
 
 // VaultFile is one scribe-managed file.
 type VaultFile struct {
-	Role   string `json:"role"`
+	Role string `json:"role"`
+	// Path is where the file lives: refs/scribe/vault:<path> for scribe's
+	// own record, a work-tree path for person-owned files.
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
+	// View is the git-ignored working-tree copy of a vault file.
+	View string `json:"view,omitempty"`
 }
 
 // LastWrap is the newest scribe commit.
@@ -68,27 +75,61 @@ commit) land at the next synchronous command such as git scribe wrap.`,
 }
 
 func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
-	v, err := f.Vault(ctx)
+	rep, err := buildStatus(ctx, f)
 	if err != nil {
 		return err
 	}
-	r := v.Repo
+	if asJSON {
+		return printJSON(f.IO, rep)
+	}
+	renderStatus(f.IO, rep)
+	return nil
+}
+
+// buildStatus gathers the status report; it reads only (the MCP status tool
+// relies on it).
+func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 	rep := StatusReport{Queue: []QueuedRecord{}, Locks: []gitops.HeldLock{}}
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return rep, err
+	}
+	r := v.Repo
 	head, err := r.Head(ctx)
 	if err != nil {
-		return err
+		return rep, err
 	}
 	rep.Branch, rep.Head = strings.TrimPrefix(head.Ref, "refs/heads/"), head.Commit
 	p := v.Config.Paths
-	for _, vf := range []VaultFile{{Role: "bridge note", Path: p.BridgeNote}, {Role: "journal", Path: p.Journal},
-		{Role: "journal archive", Path: p.JournalArchive}, {Role: "progress", Path: p.Progress}, {Role: "active status", Path: p.ActiveStatus}} {
-		_, vf.Exists, _ = v.ReadWorktree(vf.Path)
+	v.Migrate(ctx)
+	tip, vfiles, err := v.ReadVault(ctx, notes.BridgeVaultPath(head.Ref), notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
+	if err != nil {
+		return rep, err
+	}
+	rep.Vault = tip
+	for _, vf := range []VaultFile{{Role: "bridge note", Path: gitops.VaultRef + ":" + notes.BridgeVaultPath(head.Ref), View: p.BridgeNote},
+		{Role: "journal", Path: gitops.VaultRef + ":" + notes.VaultJournal, View: p.Journal},
+		{Role: "journal archive", Path: gitops.VaultRef + ":" + notes.VaultArchive, View: p.JournalArchive},
+		{Role: "active status", Path: gitops.VaultRef + ":" + notes.VaultActiveStatus, View: p.ActiveStatus}} {
+		_, vf.Exists = vfiles[strings.TrimPrefix(vf.Path, gitops.VaultRef+":")]
+		if !v.Config.View {
+			vf.View = ""
+		}
 		rep.Files = append(rep.Files, vf)
 	}
-	if sc, ok, err := r.LastCommitWithTrailer(ctx, head.Commit, "Scribe-Fingerprint"); err == nil && ok {
-		out, _ := r.Git(ctx, "log", "-1", "--format=%s%x00%cI", sc.SHA)
-		subj, date, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
-		rep.LastWrap = &LastWrap{SHA: sc.SHA, Modes: sc.Trailers[gitops.TrailerMode], Subject: subj, Date: date}
+	prog := VaultFile{Role: "progress", Path: p.Progress}
+	_, prog.Exists, _ = v.ReadWorktree(p.Progress)
+	rep.Files = append(rep.Files, prog)
+	if log, err := r.VaultLog(ctx, tip, 50); err == nil {
+		for _, c := range log {
+			if c.Trailers["Scribe-Fingerprint"] == "" {
+				continue
+			}
+			out, _ := r.Git(ctx, "log", "-1", "--format=%s%x00%cI", c.SHA)
+			subj, date, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
+			rep.LastWrap = &LastWrap{SHA: c.SHA, Modes: c.Trailers[gitops.TrailerMode], Subject: subj, Date: date}
+			break
+		}
 	}
 	items, qerr := r.Queued()
 	for _, it := range items {
@@ -112,27 +153,38 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 	}
 	rep.Memory = memoryStatus(ctx, f)
 	rep.Dispatchable = dispatchableCards(ctx, f)
-	if asJSON {
-		return printJSON(f.IO, rep)
-	}
-	out := f.IO.Out
+	return rep, nil
+}
+
+func renderStatus(ios *IOStreams, rep StatusReport) {
+	out := ios.Out
 	branch := rep.Branch
 	if branch == "" {
 		branch = "(detached HEAD)"
 	}
-	fmt.Fprintf(out, "%s %s\n", f.IO.Bold("branch:"), branch)
+	fmt.Fprintf(out, "%s %s\n", ios.Bold("branch:"), branch)
 	if rep.LastWrap != nil {
-		fmt.Fprintf(out, "%s %s %s (%s)\n", f.IO.Bold("last wrap:"), rep.LastWrap.SHA[:12], rep.LastWrap.Subject, rep.LastWrap.Date)
+		fmt.Fprintf(out, "%s %s %s (%s)\n", ios.Bold("last wrap:"), rep.LastWrap.SHA[:12], rep.LastWrap.Subject, rep.LastWrap.Date)
 	} else {
-		fmt.Fprintf(out, "%s none yet; run git scribe wrap at the end of a session\n", f.IO.Bold("last wrap:"))
+		fmt.Fprintf(out, "%s none yet; run git scribe wrap at the end of a session\n", ios.Bold("last wrap:"))
 	}
-	fmt.Fprintln(out, f.IO.Bold("vault:"))
+	tipNote := "no commit yet; the first wrap makes one"
+	if rep.Vault != "" {
+		tipNote = "at " + rep.Vault[:12]
+	}
+	fmt.Fprintf(out, "%s %s %s\n", ios.Bold("vault:"), gitops.VaultRef, tipNote)
 	for _, vf := range rep.Files {
 		mark := "missing"
 		if vf.Exists {
 			mark = "ok"
 		}
-		fmt.Fprintf(out, "  %-16s %-40s %s\n", vf.Role, vf.Path, mark)
+		name := strings.TrimPrefix(vf.Path, gitops.VaultRef+":")
+		if vf.View != "" {
+			name += " (view: " + vf.View + ")"
+		} else if !strings.HasPrefix(vf.Path, gitops.VaultRef+":") {
+			name += " (your branch)"
+		}
+		fmt.Fprintf(out, "  %-16s %-56s %s\n", vf.Role, name, mark)
 	}
 	if n := len(rep.Queue); n > 0 {
 		kinds := map[string]int{}
@@ -140,14 +192,15 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			kinds[q.Kind]++
 		}
 		var parts []string
-		for _, k := range []string{notes.KindCommit, notes.KindPlan, notes.KindRoute} {
+		for _, k := range []string{vault.KindCommit, vault.KindPlan, vault.KindRoute, memory.KindMemory, dispatch.KindDispatch} {
 			if kinds[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{notes.KindCommit: "recorded commit(s)",
-					notes.KindPlan: "deferred wrap(s)", notes.KindRoute: "follow-up routing(s)"}[k]))
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], map[string]string{vault.KindCommit: "recorded commit(s)",
+					vault.KindPlan: "deferred wrap(s)", vault.KindRoute: "follow-up routing(s)",
+					memory.KindMemory: "confirmed memory write(s)", dispatch.KindDispatch: "dispatch pass(es), landed by git scribe dispatch run"}[k]))
 			}
 		}
 		fmt.Fprintf(out, "%s %d record(s) waiting (%s); run `git scribe wrap` to land them as one progress: commit\n",
-			f.IO.Bold("queue:"), n, strings.Join(parts, ", "))
+			ios.Bold("queue:"), n, strings.Join(parts, ", "))
 		for _, q := range rep.Queue {
 			if q.Reason != "" {
 				fmt.Fprintf(out, "  %s: %s\n", q.Kind, q.Reason)
@@ -157,11 +210,11 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 			fmt.Fprintf(out, "  they cannot land yet: %s\n", strings.TrimPrefix(rep.Blocked, "cannot commit now: "))
 		}
 	} else {
-		fmt.Fprintf(out, "%s empty\n", f.IO.Bold("queue:"))
+		fmt.Fprintf(out, "%s empty\n", ios.Bold("queue:"))
 	}
 	if n := len(rep.Dispatchable); n > 0 {
 		fmt.Fprintf(out, "%s %d card(s) ready for agents (%s); `git scribe dispatch plan` shows what would fire\n",
-			f.IO.Bold("dispatch:"), n, strings.Join(rep.Dispatchable, ", "))
+			ios.Bold("dispatch:"), n, strings.Join(rep.Dispatchable, ", "))
 	}
 	for _, l := range rep.Locks {
 		state := "held"
@@ -172,13 +225,12 @@ func runStatus(ctx context.Context, f *Factory, asJSON bool) error {
 		if l.Holder != nil {
 			who = l.Holder.String()
 		}
-		fmt.Fprintf(out, "%s %s %s by %s\n", f.IO.Bold("lock:"), l.Name, state, who)
+		fmt.Fprintf(out, "%s %s %s by %s\n", ios.Bold("lock:"), l.Name, state, who)
 	}
 	for _, fl := range rep.Failures {
-		fmt.Fprintf(out, "%s %s\n", f.IO.Bold("failure:"), fl)
+		fmt.Fprintf(out, "%s %s\n", ios.Bold("failure:"), fl)
 	}
-	renderMemoryStatus(f.IO, rep.Memory)
-	return nil
+	renderMemoryStatus(ios, rep.Memory)
 }
 
 // dispatchableCards are the cards with agent work waiting; a vault without

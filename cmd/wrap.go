@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // WrapOptions are wrap's parsed flags.
@@ -35,24 +35,14 @@ type WrapOptions struct {
 	NoRemoteLock bool
 }
 
-// hookInput is the agent hook JSON on stdin; unknown fields are ignored.
-type hookInput struct {
-	SessionID            string `json:"session_id"`
-	TranscriptPath       string `json:"transcript_path"`
-	CWD                  string `json:"cwd"`
-	HookEventName        string `json:"hook_event_name"`
-	StopHookActive       bool   `json:"stop_hook_active"`
-	LastAssistantMessage string `json:"last_assistant_message"`
-	Source               string `json:"source"`
-}
-
 func newWrapCmd(f *Factory) *cobra.Command {
 	o := &WrapOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "wrap",
 		Short: "Persist the session: journal entry, bridge note, progress ticks",
-		Long: `Wrap persists a session's results as one "progress: …" commit on the current
-branch, following seed 000's dispatch table:
+		Long: `Wrap persists a session's results as one "progress: …" commit on
+refs/scribe/vault, scribe's own history (your branch, HEAD and index are not
+touched), following the dispatch table of the session-wrap protocol:
 
   --loop keep                  bridge + journal + progress + witness
   --loop discard               journal
@@ -61,11 +51,18 @@ branch, following seed 000's dispatch table:
   1–2 files changed            nothing (overhead > value)
   --trivial                    nothing
 
-Without --artifacts, wrap reads the diff itself: commits since the last scribe
-commit (else HEAD~1) plus your staged, unstaged and untracked changes. Your own
-work is never staged, committed or modified. When a commit cannot be made now
-(merge or rebase in progress, detached HEAD, index locked, your edits on a
-vault file) the result is queued and the next git scribe command lands it.
+The bridge note is the current branch's (each branch has its own); the
+journal entry names the commits it covers. Both are rendered, git-ignored,
+into .claude/sonmat/ so editors and agents can read them.
+
+Without --artifacts, wrap reads the diff itself: commits since the last
+journaled commit (else HEAD~1) plus your staged, unstaged and untracked
+changes. Your own work is never staged, committed or modified. The one write
+wrap makes on your branch is a progress tick you asked for (--done ITEM with a
+mode that includes progress): a commit of progress.md alone, signed when you
+sign commits. When that cannot be made now (merge or rebase in progress,
+detached HEAD, index locked, your edits on progress.md) it is queued and the
+next git scribe command lands it, on the branch it was meant for.
 
 With --hook (an agent's Stop hook) wrap stays fast and deterministic; when
 the bridge skill is routed to an agent (git scribe config), the agent's
@@ -133,7 +130,8 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		}
 		return startBackground(ctx, f, c, o, stdin)
 	}
-	in, hook, err := assembleInput(c, o, stdin)
+	in, hook, err := vault.ReadWrapInput(vault.InputOptions{Flags: o.Input, Set: c.Flags().Changed,
+		Artifacts: o.Artifacts, LoopReport: o.LoopFile, Hook: o.Hook, Stdin: stdin})
 	if err != nil {
 		return err
 	}
@@ -153,7 +151,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
 	}
-	var rep notes.WrapReport
+	var rep vault.WrapReport
 	if o.QueueOnly {
 		rep, err = v.Queue(ctx, in, "background wrap")
 	} else {
@@ -181,103 +179,6 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		compoundAfterWrap(ctx, f, transcriptPath, session, o.IO.CanPrompt() && !o.JSON && !o.Hook)
 	}
 	return nil
-}
-
-// assembleInput merges --artifacts, the hook JSON and the flags (flags win).
-func assembleInput(c *cobra.Command, o *WrapOptions, stdin io.Reader) (notes.WrapInput, *hookInput, error) {
-	in := notes.WrapInput{}
-	var hook *hookInput
-	if o.Artifacts != "" {
-		var data []byte
-		var err error
-		if o.Artifacts == "-" {
-			if o.Hook {
-				return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("--artifacts - and --hook both want stdin; pass the artifacts as a file")}
-			}
-			data, err = io.ReadAll(stdin)
-		} else {
-			data, err = os.ReadFile(o.Artifacts)
-		}
-		if err != nil {
-			return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read artifacts: %w", err)}
-		}
-		if in, err = notes.ParseArtifacts(data); err != nil {
-			return in, nil, err
-		}
-	}
-	if o.Hook {
-		data, err := readHookInput(stdin, hookInputWait)
-		if err != nil {
-			return in, nil, fmt.Errorf("read hook input: %w", err)
-		}
-		hook = &hookInput{}
-		if len(strings.TrimSpace(string(data))) > 0 {
-			if err := json.Unmarshal(data, hook); err != nil {
-				return in, nil, &ExitError{Code: ExitFindings, Err: fmt.Errorf("hook input is not JSON (%v); nothing written", err)}
-			}
-		}
-		if in.Hint == "" {
-			in.Hint = hookHint(hook.LastAssistantMessage)
-		}
-		if hook.HookEventName == "SessionEnd" {
-			in.SessionEnd = true
-		}
-	}
-	fl := c.Flags()
-	set := func(name string, apply func()) {
-		if fl.Changed(name) {
-			apply()
-		}
-	}
-	fi := o.Input
-	set("loop", func() { in.Loop = fi.Loop })
-	set("session-end", func() { in.SessionEnd = fi.SessionEnd })
-	set("trivial", func() { in.Trivial = fi.Trivial })
-	set("hint", func() { in.Hint = fi.Hint })
-	set("tests", func() { in.Tests = fi.Tests })
-	set("witness", func() { in.Witness = fi.Witness })
-	set("base", func() { in.Base = fi.Base })
-	set("done", func() { in.Done = append(in.Done, fi.Done...) })
-	set("next", func() { in.Next = append(in.Next, fi.Next...) })
-	set("urgent", func() { in.Urgent = fi.Urgent })
-	set("question", func() { in.Questions = append(in.Questions, fi.Questions...) })
-	set("result", func() { in.Result = fi.Result })
-	set("mode", func() { in.Mode = fi.Mode })
-	in.DryRun = fi.DryRun
-	if o.LoopFile != "" {
-		data, err := os.ReadFile(o.LoopFile)
-		if err != nil {
-			return in, nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read loop report: %w", err)}
-		}
-		in.LoopReport = string(data)
-	}
-	if err := notes.ValidateInput(in); err != nil {
-		return in, nil, err
-	}
-	return in, hook, nil
-}
-
-// firstSentences keeps the first n sentences of s, at most max runes.
-func firstSentences(s string, n, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	end := 0
-	for i, r := range s {
-		if r == '.' || r == '!' || r == '?' {
-			n--
-			end = i + 1
-			if n == 0 {
-				break
-			}
-		}
-	}
-	if n > 0 || end == 0 {
-		end = len(s)
-	}
-	s = s[:end]
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
-	}
-	return s
 }
 
 // startBackground re-runs wrap detached with --queue-only and returns at
@@ -365,7 +266,7 @@ func spawnDetached(r *gitops.Repo, exe string, args []string) error {
 // proseAfterHook starts the agent's prose for the bridge note a Stop hook's
 // wrap just committed: detached, so the hook returns at once; its result is
 // queued and lands at the next synchronous command (SPEC §3).
-func proseAfterHook(ctx context.Context, f *Factory, v *notes.Vault, rep notes.WrapReport) {
+func proseAfterHook(ctx context.Context, f *Factory, v *vault.Vault, rep vault.WrapReport) {
 	if rep.Commit == nil || rep.Bridge == "" || proseWriter(ctx, f) == nil {
 		return
 	}

@@ -46,6 +46,10 @@ type Paths struct {
 // Config is the effective configuration.
 type Config struct {
 	Paths Paths `yaml:"paths"`
+	// View renders the vault's files (refs/scribe/vault) into the work tree
+	// at Paths' bridge note, journal, archive and ACTIVE-STATUS, as
+	// git-ignored files; false turns the view off (SPEC principle 2).
+	View bool `yaml:"view"`
 	// JournalMax is how many entries the journal keeps before archiving.
 	JournalMax int `yaml:"journal_max"`
 	// BridgeTokens is the token budget of `git scribe bridge`.
@@ -151,6 +155,7 @@ func Defaults() Config {
 			Inbox:          "control/inbox.md",
 			Skills:         ".agents/skills",
 		},
+		View:         true,
 		JournalMax:   50,
 		BridgeTokens: 1500,
 		Timezone:     "Local",

@@ -63,11 +63,15 @@ func TestContactFixtureVault(t *testing.T) {
 		t.Fatalf("the pass made %s commits, want 1", n)
 	}
 	changed := strings.Fields(gitRun(t, r.WorkTree, "show", "--name-only", "--format=", "HEAD"))
-	want := []string{".claude/sonmat/journal.md", "body/drafts/01-01-the-ferry.md",
+	want := []string{"body/drafts/01-01-the-ferry.md",
 		"control/context-packs/cards/01-01-the-ferry.md", "control/context-packs/cards/01-01-the-ferry.sha256",
 		"reviews/canon/01-01-the-ferry.md", "reviews/voice/01-01-the-ferry.md"}
 	if !slices.Equal(changed, want) {
 		t.Fatalf("the commit changed %q, want %q", changed, want)
+	}
+	// The ledger line is scribe's record: on refs/scribe/vault, not the branch.
+	if got := gitRun(t, r.WorkTree, "show", "--name-only", "--format=%s", "refs/scribe/vault"); !strings.Contains(got, "journal.md") || !strings.Contains(got, "progress: dispatch 1 fill, 2 reviews") {
+		t.Fatalf("vault commit: %s", got)
 	}
 	if msg := gitRun(t, r.WorkTree, "log", "-1", "--format=%B"); !strings.HasPrefix(msg, "progress: dispatch 1 fill, 2 reviews") || !strings.Contains(msg, "Scribe-Mode: dispatch") {
 		t.Fatalf("commit message: %s", msg)
@@ -430,8 +434,8 @@ func TestDeferredPassLandsLater(t *testing.T) {
 	if err != nil || rep.Status != "committed" || s.calls() != calls {
 		t.Fatalf("landing the deferred pass: %+v %v (%d agent calls)", rep, err, s.calls()-calls)
 	}
-	if n := len(strings.Fields(gitRun(t, r.WorkTree, "show", "--name-only", "--format=", "HEAD"))); n != 6 {
-		t.Fatalf("the landing commit has %d files, want 6", n)
+	if n := len(strings.Fields(gitRun(t, r.WorkTree, "show", "--name-only", "--format=", "HEAD"))); n != 5 {
+		t.Fatalf("the landing commit has %d files, want 5 (the journal line goes to the vault)", n)
 	}
 	if rep, _ := d.Run(ctx); rep.Status != "nothing" {
 		t.Fatalf("third run: %+v", rep)

@@ -43,7 +43,7 @@ func (f Fake) GenerateUsage(ctx context.Context, prompt string) (string, Usage, 
 	var out string
 	switch shape {
 	case skills.ShapeReview:
-		out = "verdict: clean\n\n## Findings\nNone. (fake runner review " + h[:8] + ")\n\n## Introduced candidates\nNone.\n"
+		out = "verdict: clean\n\n## Findings\n\nNone. (fake runner review " + h[:8] + ")\n\n## Introduced candidates\n\nNone.\n"
 	case skills.ShapeBridge:
 		out = between(prompt, "<bridge-note>", "</bridge-note>")
 	case skills.ShapeJournal:
@@ -106,6 +106,6 @@ func fakeDraft(sum []byte, h string) string {
 		name += fakeSyllables[int(sum[i])%len(fakeSyllables)]
 	}
 	name = strings.ToUpper(name[:1]) + name[1:]
-	fmt.Fprintf(&b, "\n\n(Drafted by the fake runner from prompt %s.)\n\n## Introduced candidates\n- %s — a name the fake runner introduced\n", h[:12], name)
+	fmt.Fprintf(&b, "\n\n(Drafted by the fake runner from prompt %s.)\n\n## Introduced candidates\n\n- %s — a name the fake runner introduced\n", h[:12], name)
 	return b.String()
 }

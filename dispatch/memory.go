@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/memory"
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/skills"
 )
 
@@ -92,10 +93,10 @@ func (a Analyzer) Analyze(ctx context.Context, s memory.Snapshot) ([]memory.Cand
 		lo, hi := turnRange(r.TurnRange, s.TurnRange)
 		c := memory.Candidate{ID: memory.CandidateID(typ, content), Detector: a.Name, Trigger: s.Trigger, Type: typ,
 			Name: capText(firstNonEmpty(r.Name, content), 80), Description: capText(firstNonEmpty(r.Description, content), 150),
-			Content: content, Rationale: a.D.redact(oneLine(r.Rationale)), SessionID: s.SessionID, SourceTurn: lo, TurnRange: [2]int{lo, hi}}
+			Content: content, Rationale: a.D.redact(notes.OneLine(r.Rationale)), SessionID: s.SessionID, SourceTurn: lo, TurnRange: [2]int{lo, hi}}
 		switch typ {
 		case memory.TypeCorrection:
-			c.OriginalClaim, c.UserCorrection, c.Prevention = a.D.redact(oneLine(r.OriginalClaim)), a.D.redact(oneLine(r.UserCorrection)), a.D.redact(oneLine(r.Prevention))
+			c.OriginalClaim, c.UserCorrection, c.Prevention = a.D.redact(notes.OneLine(r.OriginalClaim)), a.D.redact(notes.OneLine(r.UserCorrection)), a.D.redact(notes.OneLine(r.Prevention))
 		case memory.TypePreference:
 			switch r.Scope {
 			case memory.ScopeSession, memory.ScopeProject, memory.ScopeUser:
@@ -218,7 +219,7 @@ func turnRange(v any, fallback [2]int) (int, int) {
 }
 
 func capText(s string, n int) string {
-	s = oneLine(s)
+	s = notes.OneLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

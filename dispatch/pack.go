@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // maxPackBytes caps a context pack.
@@ -99,7 +100,7 @@ func packSources(s *Snapshot, card Card, ct *Contract) ([]string, error) {
 func buildPack(card Card, packPath string, sources []string, read func(string) ([]byte, error)) (Pack, error) {
 	p := Pack{Card: card.Path, Path: packPath, ShaPath: ShaPath(packPath)}
 	var body strings.Builder
-	fmt.Fprintf(&body, "# Context pack: %s\n", oneLine(card.Title))
+	fmt.Fprintf(&body, "# Context pack: %s\n", notes.OneLine(card.Title))
 	for _, src := range sources {
 		data, err := read(src)
 		if err != nil {
@@ -177,5 +178,3 @@ func loadPack(repo *gitops.Repo, card Card, packPath string) (Pack, error) {
 	}
 	return p, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -173,7 +173,7 @@ func TestFakeShapes(t *testing.T) {
 				t.Errorf("bridge: %q", a)
 			}
 		case skills.ShapeDraft:
-			if !strings.Contains(a, "## Introduced candidates\n- ") {
+			if !strings.Contains(a, "## Introduced candidates\n\n- ") {
 				t.Errorf("draft: %q", a)
 			}
 		}

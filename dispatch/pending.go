@@ -1,8 +1,7 @@
 package dispatch
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,19 +15,25 @@ import (
 	"github.com/git-scribe/git-scribe/gitops"
 )
 
+// KindDispatch is the queue kind of a dispatch pass whose agents ran but
+// whose commit could not be made: it waits in the one queue of deferred
+// writes (gitops.Repo.Enqueue), where status and check see it.
+const KindDispatch = "dispatch"
+
 // pendingPass is a pass whose agents ran but whose commit could not be made
 // (a rebase in progress, a detached HEAD, a vault path with your edits): its
-// outputs wait under the git dir and land with the next run, so nothing an
-// agent produced is lost or produced twice.
+// outputs wait in the queue under the git dir and land with the next run,
+// so nothing an agent produced is lost or produced twice.
 type pendingPass struct {
-	ID     string            `json:"id"`
 	Reason string            `json:"reason"`
 	Files  map[string]string `json:"files"`
 	// Packs are the pack shas the artifacts cite, verified again at landing.
 	Packs   map[string]string `json:"packs"`
 	Landed  []Landed          `json:"landed"`
 	Created time.Time         `json:"created"`
-	path    string
+	// Branch is the branch the pass ran on: its outputs land only there.
+	Branch string `json:"branch,omitempty"`
+	item   gitops.QueueItem
 }
 
 type pendingList []pendingPass
@@ -43,62 +48,91 @@ func (l pendingList) files() map[string][]byte {
 	return out
 }
 
-func (d *Dispatcher) pendingDir() string { return filepath.Join(d.scratch(), "pending") }
+// legacyPendingDir is where earlier versions kept deferred passes.
+func (d *Dispatcher) legacyPendingDir() string { return filepath.Join(d.scratch(), "pending") }
 
 func (d *Dispatcher) loadPending() (pendingList, error) {
-	ents, err := os.ReadDir(d.pendingDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	if err := d.importLegacyPending(); err != nil {
+		return nil, err
 	}
+	items, err := d.o.Repo.Queued()
 	if err != nil {
 		return nil, fmt.Errorf("read deferred dispatch outputs: %w", err)
 	}
+	head, _ := d.o.Repo.Head(context.Background())
 	var out pendingList
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") {
+	for _, it := range items {
+		if it.Kind != KindDispatch {
 			continue
 		}
-		p := filepath.Join(d.pendingDir(), e.Name())
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("read deferred dispatch outputs %s: %w", p, err)
-		}
 		var pp pendingPass
-		if err := json.Unmarshal(data, &pp); err != nil {
-			return nil, fmt.Errorf("deferred dispatch outputs %s are unreadable (%v); move the file away to continue", p, err)
+		if err := json.Unmarshal(it.Payload, &pp); err != nil {
+			return nil, fmt.Errorf("deferred dispatch outputs %s are unreadable (%v); remove it from %s to continue", it.ID, err, d.o.Repo.QueueDir())
 		}
 		for f := range pp.Files {
 			if err := gitops.CheckRelPath(f); err != nil {
-				return nil, fmt.Errorf("deferred dispatch outputs %s: %w", p, err)
+				return nil, fmt.Errorf("deferred dispatch outputs %s: %w", it.ID, err)
 			}
 		}
-		pp.path = p
+		if pp.Branch != "" && pp.Branch != head.Ref {
+			continue // made on another branch: it lands there
+		}
+		pp.item = it
 		out = append(out, pp)
 	}
 	slices.SortFunc(out, func(a, b pendingPass) int { return a.Created.Compare(b.Created) })
 	return out, nil
 }
 
-func (d *Dispatcher) savePending(p pendingPass) (string, error) {
-	b := make([]byte, 4)
-	rand.Read(b)
-	p.ID = fmt.Sprintf("%d-%s", time.Now().UnixNano(), hex.EncodeToString(b))
+// importLegacyPending moves passes an earlier version kept in a directory
+// of their own into the one queue.
+func (d *Dispatcher) importLegacyPending() error {
+	dir := d.legacyPendingDir()
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read deferred dispatch outputs: %w", err)
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("read deferred dispatch outputs %s: %w", p, err)
+		}
+		var pp pendingPass
+		if err := json.Unmarshal(data, &pp); err != nil {
+			return fmt.Errorf("deferred dispatch outputs %s are unreadable (%v); move the file away to continue", p, err)
+		}
+		if _, err := d.o.Repo.Enqueue(KindDispatch, pp.Reason, pp); err != nil {
+			return err
+		}
+		os.Remove(p)
+	}
+	os.Remove(dir)
+	return nil
+}
+
+func (d *Dispatcher) savePending(ctx context.Context, p pendingPass) (string, error) {
 	p.Created = time.Now().UTC()
-	data, err := json.Marshal(p)
+	if head, err := d.o.Repo.Head(ctx); err == nil && p.Branch == "" {
+		p.Branch = head.Ref
+	}
+	it, err := d.o.Repo.Enqueue(KindDispatch, p.Reason, p)
 	if err != nil {
 		return "", fmt.Errorf("keep deferred dispatch outputs: %w", err)
 	}
-	if err := os.MkdirAll(d.pendingDir(), 0o755); err != nil {
-		return "", fmt.Errorf("keep deferred dispatch outputs: %w", err)
-	}
-	if err := gitops.WriteFileAtomic(filepath.Join(d.pendingDir(), p.ID+".json"), data); err != nil {
-		return "", fmt.Errorf("keep deferred dispatch outputs: %w", err)
-	}
-	return p.ID, nil
+	return it.ID, nil
 }
 
-func (l pendingList) remove() {
+func (d *Dispatcher) removePending(l pendingList) {
+	var items []gitops.QueueItem
 	for _, p := range l {
-		os.Remove(p.path)
+		items = append(items, p.item)
 	}
+	d.o.Repo.Dequeue(items)
 }

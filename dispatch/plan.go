@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +36,9 @@ type Job struct {
 	AfterFill bool   `json:"after_fill,omitempty"`
 	Route     Route  `json:"route"`
 	Why       string `json:"why"`
+	// Unavailable says why the route's runner cannot run here (no claude
+	// CLI on PATH, no base URL); such a job would not fire.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // State is a card's derived state, computed from files only.
@@ -66,8 +71,10 @@ type CardPlan struct {
 // Plan is what a pass would fire.
 type Plan struct {
 	Cards []CardPlan `json:"cards"`
-	// Jobs counts the agent runs.
-	Jobs int `json:"jobs"`
+	// Jobs counts the agent runs; Unavailable those of them whose runner
+	// cannot run here.
+	Jobs        int `json:"jobs"`
+	Unavailable int `json:"unavailable"`
 	// Pending are outputs of a deferred pass, landed by the next run.
 	Pending  []string `json:"pending,omitempty"`
 	Warnings []string `json:"warnings"`
@@ -126,10 +133,45 @@ func (d *Dispatcher) Plan(ctx context.Context, only ...string) (*Plan, error) {
 		if cp.Note != "" && strings.HasPrefix(cp.Note, "skipped:") {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s", card.Path, cp.Note))
 		}
+		if w := d.canonWarning(snap, cp); w != "" {
+			p.Warnings = append(p.Warnings, w)
+		}
 		p.Jobs += len(cp.Jobs)
 		p.Cards = append(p.Cards, cp)
 	}
+	d.markUnavailable(p)
 	return p, nil
+}
+
+// markUnavailable flags the jobs whose runner cannot run here, with one
+// warning per runner. Injected runners (tests) are always available.
+func (d *Dispatcher) markUnavailable(p *Plan) {
+	if d.o.NewRunner != nil {
+		return
+	}
+	why := map[string]error{}
+	count := map[string]int{}
+	var order []string
+	for i := range p.Cards {
+		for j := range p.Cards[i].Jobs {
+			job := &p.Cards[i].Jobs[j]
+			k := job.Route.Key()
+			if _, seen := why[k]; !seen {
+				why[k] = RunnerAvailable(job.Route, d.o.Env)
+				order = append(order, k)
+			}
+			if err := why[k]; err != nil {
+				job.Unavailable = err.Error()
+				p.Unavailable++
+				count[k]++
+			}
+		}
+	}
+	for _, k := range order {
+		if err := why[k]; err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%d agent run(s) cannot fire: %v", count[k], err))
+		}
+	}
 }
 
 // card finds a card by path, path without ".md", or file name.
@@ -330,6 +372,54 @@ func (d *Dispatcher) planCard(s *Snapshot, card Card, ct *Contract) CardPlan {
 		cp.PackStale = pk.Stale
 	}
 	return cp
+}
+
+// LaneCanon is the review lane that checks a draft against canon.
+const LaneCanon = "canon"
+
+// canonWarning says when a card's canon review would fire with no canon to
+// check against: none of its pack's sources is a canon note (frontmatter
+// `type: canon`, or a note under a canon/ directory). The review still
+// fires — the writer may want its introduced-candidates list — but its
+// verdict means little.
+func (d *Dispatcher) canonWarning(s *Snapshot, cp CardPlan) string {
+	fires := false
+	for _, j := range cp.Jobs {
+		fires = fires || (j.Kind == JobReview && j.Lane == LaneCanon)
+	}
+	if !fires {
+		return ""
+	}
+	var sources []string
+	if cp.pack != nil {
+		for _, src := range cp.pack.Sources {
+			sources = append(sources, src.Path)
+		}
+	} else if srcs, err := packSources(s, cp.Card, cp.contract); err == nil {
+		sources = srcs
+	}
+	for _, src := range sources {
+		if isCanon(d.o.Repo.WorkTree, src) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s: the canon review has no canon to check against: its context pack holds no canon note "+
+		"(type: canon, or a note under canon/); add one to the card's or contract's context: list, "+
+		"or leave canon out of the contract's review_after", cp.Card.Path)
+}
+
+// isCanon reports whether the note rel is canon: under a canon/ directory
+// or with `type: canon` in its frontmatter.
+func isCanon(root, rel string) bool {
+	if slices.Contains(strings.Split(path.Dir(rel), "/"), "canon") {
+		return true
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil || len(data) > maxNoteBytes {
+		return false
+	}
+	fm, _, err := ParseFrontmatter(string(data))
+	return err == nil && strings.EqualFold(fm.String("type"), "canon")
 }
 
 // checkSkill makes sure a skill exists and renders with the variables

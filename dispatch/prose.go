@@ -6,12 +6,13 @@ import (
 
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/skills"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
-// Prose is the dispatch-backed notes.ProseWriter: the bridge and journal
+// Prose is the dispatch-backed vault.ProseWriter: the bridge and journal
 // skills on their configured routes. A skill without a skills.<name> entry
-// in the user config answers notes.ErrNoProse, so wrap keeps its
-// deterministic text; notes checks whatever comes back (witness isolation
+// in the user config answers vault.ErrNoProse, so wrap keeps its
+// deterministic text; vault checks whatever comes back (witness isolation
 // included) before using it.
 type Prose struct {
 	D *Dispatcher
@@ -19,7 +20,7 @@ type Prose struct {
 
 // NewProse returns the prose writer, or nil when neither the bridge nor
 // the journal skill is routed (then wrap stays fully deterministic).
-func NewProse(d *Dispatcher) notes.ProseWriter {
+func NewProse(d *Dispatcher) vault.ProseWriter {
 	if !d.o.Routing.Routed(skills.Bridge) && !d.o.Routing.Routed(skills.Journal) {
 		return nil
 	}
@@ -38,7 +39,7 @@ func (p *Prose) JournalSummary(ctx context.Context, e notes.Entry) (string, erro
 
 func (p *Prose) run(ctx context.Context, skill string, vars map[string]string) (string, error) {
 	if !p.D.o.Routing.Routed(skill) {
-		return "", notes.ErrNoProse
+		return "", vault.ErrNoProse
 	}
 	sk, err := p.D.lib.Get(skill)
 	if err != nil {

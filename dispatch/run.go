@@ -19,6 +19,7 @@ import (
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/internal/lazyre"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // Landed is one file a pass landed.
@@ -116,6 +117,10 @@ func CleanBody(out string) string {
 // artifactFM is the frontmatter the dispatcher writes; the agent never
 // writes any.
 type artifactFM struct {
+	// Title names the artifact where markdown tools look for one
+	// (markdownlint's MD041 takes a frontmatter title for the H1); the
+	// body stays the agent's, with no heading added.
+	Title     string   `yaml:"title"`
 	Type      string   `yaml:"type"`
 	Kind      string   `yaml:"kind"`
 	Lane      string   `yaml:"lane,omitempty"`
@@ -297,18 +302,18 @@ func (d *Dispatcher) Run(ctx context.Context, only ...string) (RunReport, error)
 		for f, data := range files {
 			strFiles[f] = string(data)
 		}
-		id, serr := d.savePending(pendingPass{Reason: de.Reason, Files: strFiles, Packs: packs, Landed: mine})
+		id, serr := d.savePending(ctx, pendingPass{Reason: de.Reason, Files: strFiles, Packs: packs, Landed: mine})
 		if serr != nil {
 			return rep, fmt.Errorf("%s, and keeping the outputs failed: %w", de.Error(), serr)
 		}
-		pend.remove() // their files are in the new record
+		d.removePending(pend) // their files are in the new record
 		rep.Status, rep.Reason, rep.QueueID = "queued", de.Reason, id
 		return rep, nil
 	}
 	if err != nil {
 		return rep, err
 	}
-	pend.remove()
+	d.removePending(pend)
 	if res.SHA == "" {
 		rep.Status, rep.Reason = "nothing", "every output already exists; nothing landed"
 		rep.Landed = []Landed{}
@@ -402,7 +407,11 @@ func (d *Dispatcher) runJob(ctx context.Context, o *outcome, cp *CardPlan, draft
 	model := firstNonEmpty(u.Model, j.Route.Model, "default")
 	l := Landed{Path: j.Target, Kind: "draft", Card: j.Card, Variant: j.Variant, Skill: j.Skill, Agent: j.Route.Runner,
 		Model: model, PackSHA: pk.SHA, DurationMS: dur.Milliseconds(), Usage: u}
-	fm := artifactFM{Type: "draft", Kind: cp.Card.Kind, Card: cp.Card.Path, Variant: j.Variant,
+	title := cp.Card.Title
+	if j.Variant > 0 {
+		title = fmt.Sprintf("%s (v%d)", title, j.Variant)
+	}
+	fm := artifactFM{Title: title, Type: "draft", Kind: cp.Card.Kind, Card: cp.Card.Path, Variant: j.Variant,
 		Links: []string{wikiLink(cp.Card.Path), wikiLink(pk.Path)}, Pack: pk.Path, PackSHA: pk.SHA,
 		Agent: j.Route.Runner, Model: model, Skill: j.Skill, Generated: notes.FormatTime(d.now())}
 	body := CleanBody(out)
@@ -411,6 +420,7 @@ func (d *Dispatcher) runJob(ctx context.Context, o *outcome, cp *CardPlan, draft
 		verdict, body = ParseVerdict(body)
 		body = CleanBody(body)
 		l.Kind, l.Lane, l.Draft, l.Verdict = "review", j.Lane, j.Draft, verdict
+		fm.Title = fmt.Sprintf("%s review: %s", j.Lane, title)
 		fm.Type, fm.Lane, fm.Verdict, fm.Draft = "review", j.Lane, verdict, j.Draft
 		fm.Links = []string{wikiLink(j.Draft), wikiLink(cp.Card.Path), wikiLink(pk.Path)}
 	}
@@ -459,14 +469,13 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 			paths = append(paths, pk)
 		}
 	}
-	paths = append(paths, cfg.Paths.Journal, cfg.Paths.JournalArchive)
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	var skipped []string
 	landedFiles := 0
 	req := gitops.CommitRequest{
 		Paths:       paths,
-		Locks:       []string{"dispatch", "journal"},
+		Locks:       []string{"dispatch"},
 		LockOptions: gitops.LockOptions{Timeout: cfg.LockTimeout, Purpose: "dispatch run"},
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
 			out := map[string][]byte{}
@@ -501,11 +510,6 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 			if landedFiles == 0 {
 				return map[string][]byte{}, nil
 			}
-			j, a := notes.Append(string(cur[cfg.Paths.Journal]), string(cur[cfg.Paths.JournalArchive]), entry, cfg.JournalMax)
-			out[cfg.Paths.Journal] = []byte(j)
-			if a != string(cur[cfg.Paths.JournalArchive]) {
-				out[cfg.Paths.JournalArchive] = []byte(a)
-			}
 			return out, nil
 		},
 		Message: func(changed []string) string {
@@ -527,6 +531,15 @@ func (d *Dispatcher) land(ctx context.Context, files map[string][]byte, packsRea
 	}
 	res, err := d.o.Repo.CommitPaths(ctx, req)
 	slices.Sort(skipped)
+	if err != nil || res.SHA == "" {
+		return res, skipped, err
+	}
+	// The ledger line is scribe's own record: the vault's journal, not the
+	// writer's branch (SPEC section 7, Landing).
+	v := &vault.Vault{Repo: d.o.Repo, Config: cfg}
+	if _, jerr := v.AppendEntry(ctx, entry, "dispatch "+passSummary(rep.Landed), "dispatch"); jerr != nil {
+		res.Warnings = append(res.Warnings, "the pass landed but its journal entry could not be written: "+jerr.Error())
+	}
 	return res, skipped, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -120,7 +121,7 @@ func (d *Dispatcher) settle(ctx context.Context, o WatchOptions) error {
 }
 
 // lastChange is the newest modification time among the work tree's files
-// (tracked and untracked, not ignored).
+// (tracked and untracked, not ignored), editor state left out.
 func (d *Dispatcher) lastChange(ctx context.Context) (time.Time, error) {
 	out, err := d.o.Repo.Git(ctx, "ls-files", "-z", "-c", "-o", "--exclude-standard", "--deduplicate")
 	if err != nil {
@@ -128,7 +129,7 @@ func (d *Dispatcher) lastChange(ctx context.Context) (time.Time, error) {
 	}
 	var last time.Time
 	for _, rel := range strings.Split(string(out), "\x00") {
-		if rel == "" {
+		if rel == "" || editorState(rel) {
 			continue
 		}
 		// Only a stat: no need for Abs' symlink walk, nothing is read or written.
@@ -141,6 +142,33 @@ func (d *Dispatcher) lastChange(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return last, nil
+}
+
+// editorState reports whether rel is an editor's own state rather than a
+// note: Obsidian's .obsidian/ (workspace.json changes whenever a pane
+// moves), vim's swap files (.x.md.swp, .swo, …) and write test 4913, and
+// backup and autosave files (x.md~, #x.md#, .#x.md). Editing them is not vault
+// activity; a sync tool's temporary files are, so they still count.
+func editorState(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		if p == ".obsidian" || p == ".vscode" || p == ".idea" {
+			return true
+		}
+	}
+	base := parts[len(parts)-1]
+	switch {
+	case base == ".DS_Store" || base == "4913":
+		return true
+	case strings.HasSuffix(base, "~"):
+		return true
+	case strings.HasPrefix(base, "#") && strings.HasSuffix(base, "#"), strings.HasPrefix(base, ".#"):
+		return true
+	case strings.HasPrefix(base, "."):
+		ext := path.Ext(base)
+		return len(ext) == 4 && strings.HasPrefix(ext, ".sw") // .swp, .swo, .swn, …
+	}
+	return false
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

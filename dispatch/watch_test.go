@@ -100,3 +100,42 @@ func TestWatchInterrupted(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestWatchIgnoresEditorState: Obsidian's workspace, vim swap files and
+// backup files written just now do not make the vault look busy; a note
+// written just now does. Checked with real files in a real repository.
+func TestWatchIgnoresEditorState(t *testing.T) {
+	t.Parallel()
+	r := vaultRepo(t, fixture)
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	err := filepath.WalkDir(r.WorkTree, func(p string, de os.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			err = os.Chtimes(p, old, old)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDispatcher(r, nil, nil, nil)
+	for _, rel := range []string{".obsidian/workspace.json", "cards/.01-01-the-ferry.md.swp", "cards/01-01-the-ferry.md~",
+		"canon/#world.md#", "canon/.#world.md", "cards/4913", ".DS_Store"} {
+		writeFile(t, r, rel, "editor state")
+	}
+	last, err := d.lastChange(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !last.Equal(old) {
+		t.Fatalf("editor state counted as vault activity: last change %s, want %s", last, old)
+	}
+	writeFile(t, r, "cards/01-04-new.md", "# New card\n")
+	if last, _ := d.lastChange(context.Background()); !last.After(old) {
+		t.Fatalf("a new note is not vault activity: last change %s", last)
+	}
+	for rel, want := range map[string]bool{"notes/.swp-notes.md": false, "a/.obsidianx/b.md": false, ".stversions/x.md": false, "x.md.swp": false, ".x.md.swp": true} {
+		if got := editorState(rel); got != want {
+			t.Errorf("editorState(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

@@ -46,6 +46,18 @@ type CommitRequest struct {
 	// (AcquireRemote); "" takes the local locks only. A remote that cannot
 	// be reached, or a lock held there past the timeout, defers the commit.
 	RemoteLock string
+	// Vault commits onto refs/scribe/vault instead of the current branch:
+	// Paths are vault-tree paths, the commit is built on the vault's own
+	// tip, and no branch, HEAD, index or work-tree file is touched (SPEC
+	// section 4, "Writing the vault"). The caller renders the view.
+	Vault bool
+	// MergeParent, for a vault commit, is a second parent: the fetched
+	// remote vault a sync merges.
+	MergeParent string
+	// Branch, for a branch write, is the branch the write was meant for
+	// (refs/heads/…): when HEAD is on another branch the write is deferred,
+	// so a queued write lands only where it was made.
+	Branch string
 }
 
 // CommitResult reports what a scribe commit did.
@@ -76,10 +88,10 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 	if err != nil {
 		return head, err
 	}
-	if head.Ref == "" {
+	why := r.Busy()
+	if head.Ref == "" && why == "" {
 		return head, &DeferredError{Reason: "HEAD is detached; check out a branch and run any git scribe command to land the queued write"}
 	}
-	why := r.Busy()
 	// index.lock is often another scribe command bringing its own paths up
 	// to date in the index (milliseconds): give it a moment before deciding
 	// the user's git holds it (an open commit editor does, for minutes).
@@ -88,7 +100,8 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 		why = r.Busy()
 	}
 	if why != "" {
-		return head, &DeferredError{Reason: why + "; finish it and run any git scribe command to land the queued write"}
+		// A rebase detaches HEAD: name the operation, not the symptom.
+		return head, &DeferredError{Reason: why + "; finish or abort it and run any git scribe command to land the queued write"}
 	}
 	return head, nil
 }
@@ -131,13 +144,19 @@ func (r *Repo) checkPaths(ctx context.Context, paths []string) error {
 // Build changed nothing.
 func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult, error) {
 	for _, p := range req.Paths {
-		if _, err := r.Abs(p); err != nil {
+		if req.Vault {
+			if err := CheckRelPath(p); err != nil {
+				return CommitResult{}, err
+			}
+		} else if _, err := r.Abs(p); err != nil {
 			return CommitResult{}, err
 		}
 	}
 	// Cheap refusals first, without waiting for a lock.
-	if _, err := r.checkState(ctx); err != nil {
-		return CommitResult{}, err
+	if !req.Vault {
+		if _, err := r.checkBranchState(ctx, req.Branch); err != nil {
+			return CommitResult{}, err
+		}
 	}
 	var res CommitResult
 	var remote *RemoteLock
@@ -159,25 +178,32 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		remote = rl
 	}
 	err := r.WithLocks(ctx, req.Locks, req.LockOptions, func() error {
-		// Under the locks nobody else writes these paths, so what differs
-		// from HEAD now is the user's (or a killed scribe's, finished here).
-		head, err := r.checkState(ctx)
-		if err != nil {
-			return err
+		if !req.Vault {
+			// Under the locks nobody else writes these paths, so what differs
+			// from HEAD now is the user's (or a killed scribe's, finished here).
+			head, err := r.checkBranchState(ctx, req.Branch)
+			if err != nil {
+				return err
+			}
+			r.finishInterrupted(ctx, head, req.Paths)
+			if err := r.checkPaths(ctx, req.Paths); err != nil {
+				return err
+			}
 		}
-		r.finishInterrupted(ctx, head, req.Paths)
-		if err := r.checkPaths(ctx, req.Paths); err != nil {
-			return err
-		}
+		var err error
 		for attempt := 0; attempt < 20; attempt++ {
 			var retry bool
-			res, retry, err = r.commitOnce(ctx, req)
+			if req.Vault {
+				res, retry, err = r.commitVaultOnce(ctx, req)
+			} else {
+				res, retry, err = r.commitOnce(ctx, req)
+			}
 			if !retry {
 				return err
 			}
 			time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 		}
-		return fmt.Errorf("commit scribe paths: the branch kept moving; try again: %w", err)
+		return &DeferredError{Reason: fmt.Sprintf("the ref kept moving during 20 attempts (%v); the write waits for the next git scribe command", err)}
 	})
 	if rerr := remote.Release(ctx); rerr != nil {
 		res.Warnings = append(res.Warnings, rerr.Error())
@@ -191,13 +217,123 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 	return res, err
 }
 
-func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
-	head, err := r.Head(ctx)
+// checkBranchState is checkState for a branch write meant for branch
+// (refs/heads/…; "" for whatever is checked out): on another branch it
+// defers, so a queued write lands only on the branch it was made for.
+func (r *Repo) checkBranchState(ctx context.Context, branch string) (Head, error) {
+	head, err := r.checkState(ctx)
+	if err != nil {
+		return head, err
+	}
+	if branch != "" && head.Ref != branch {
+		return head, &DeferredError{Reason: fmt.Sprintf("this write is for %s but %s is checked out; it lands at the next git scribe command run on %s",
+			strings.TrimPrefix(branch, "refs/heads/"), strings.TrimPrefix(head.Ref, "refs/heads/"), strings.TrimPrefix(branch, "refs/heads/"))}
+	}
+	return head, nil
+}
+
+// changedPaths returns the declared paths whose contents next changes.
+func changedPaths(req CommitRequest, current, next map[string][]byte) ([]string, error) {
+	declared := map[string]bool{}
+	for _, p := range req.Paths {
+		declared[p] = true
+	}
+	var changed []string
+	for p, b := range next {
+		if !declared[p] {
+			return nil, fmt.Errorf("scribe bug: build wrote %s, which the commit did not declare (and check)", p)
+		}
+		old, had := current[p]
+		if (b == nil && had) || (b != nil && (!had || !bytes.Equal(old, b))) {
+			if err := CheckRelPath(p); err != nil {
+				return nil, err
+			}
+			changed = append(changed, p)
+		}
+	}
+	sort.Strings(changed)
+	return changed, nil
+}
+
+// commitTree writes the commit object: tree, parent (none when ""), the
+// message; signed when sign is set.
+func (r *Repo) commitTree(ctx context.Context, tree, parent, msg string, sign bool, more ...string) (string, error) {
+	args := []string{"commit-tree", tree, "-F", "-"}
+	for _, p := range append([]string{parent}, more...) {
+		if p != "" {
+			args = append(args, "-p", p)
+		}
+	}
+	if sign {
+		args = append(args, "-S")
+	}
+	out, err := r.gitIn(ctx, runOpts{stdin: []byte(msg)}, args...)
+	if err != nil {
+		if sign {
+			return "", &DeferredError{Reason: fmt.Sprintf("commit.gpgsign is set and signing the commit failed (%v); fix signing (git commit -S works when it is fixed) and run any git scribe command to land the queued write", err)}
+		}
+		return "", fmt.Errorf("build scribe commit: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// SignsCommits reports whether the user's config signs commits
+// (commit.gpgsign), which plumbing does not do by itself: a branch write
+// passes -S to commit-tree, and git signs with gpg.format's program.
+func (r *Repo) SignsCommits(ctx context.Context) bool {
+	out, err := r.Git(ctx, "config", "--type=bool", "--get", "commit.gpgsign")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// commitVaultOnce builds one vault commit on the vault's tip and moves
+// refs/scribe/vault by compare-and-swap; retry reports a lost race.
+func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
+	tip, err := r.VaultTip(ctx)
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	if head.Ref == "" {
-		return CommitResult{}, false, &DeferredError{Reason: "HEAD is detached"}
+	current, err := r.ReadFiles(ctx, tip, req.Paths)
+	if err != nil {
+		return CommitResult{}, false, fmt.Errorf("read vault paths at %s: %w", tip, err)
+	}
+	next, err := req.Build(current)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	changed, err := changedPaths(req, current, next)
+	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
+		return CommitResult{}, false, err
+	}
+	oids, err := r.hashObjects(ctx, changed, next)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	tree, err := r.buildVaultTree(ctx, tip, changed, oids)
+	if err != nil {
+		return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
+	}
+	sha, err := r.commitTree(ctx, tree, tip, req.Message(changed), false, req.MergeParent)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: vault commit", VaultRef, sha, tip); err != nil {
+		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {
+			return CommitResult{}, true, err // another writer won the race: rebuild on its tip
+		}
+		return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
+	}
+	return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+}
+
+// commitOnce is one attempt of a branch write (principle 3). The real index
+// and the work tree get the new contents of exactly the changed paths
+// before the branch moves: a user commit racing the write then carries
+// scribe's change (the retry finds nothing left to do) instead of reverting
+// it, and no moment exists in which the index is behind HEAD.
+func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
+	head, err := r.checkBranchState(ctx, req.Branch)
+	if err != nil {
+		return CommitResult{}, false, err
 	}
 	current, err := r.ReadFiles(ctx, head.Commit, req.Paths)
 	if err != nil {
@@ -207,28 +343,10 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	declared := map[string]bool{}
-	for _, p := range req.Paths {
-		declared[p] = true
+	changed, err := changedPaths(req, current, next)
+	if err != nil || len(changed) == 0 {
+		return CommitResult{}, false, err
 	}
-	var changed []string
-	for p, b := range next {
-		if !declared[p] {
-			return CommitResult{}, false, fmt.Errorf("scribe bug: build wrote %s, which the commit did not declare (and check)", p)
-		}
-		old, had := current[p]
-		if (b == nil && had) || (b != nil && (!had || !bytes.Equal(old, b))) {
-			if err := CheckRelPath(p); err != nil {
-				return CommitResult{}, false, err
-			}
-			changed = append(changed, p)
-		}
-	}
-	sort.Strings(changed)
-	if len(changed) == 0 {
-		return CommitResult{}, false, nil
-	}
-
 	oids, err := r.hashObjects(ctx, changed, next)
 	if err != nil {
 		return CommitResult{}, false, err
@@ -237,41 +355,40 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil {
 		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
 	}
-	ctArgs := []string{"commit-tree", tree, "-F", "-"}
-	if head.Commit != "" {
-		ctArgs = append(ctArgs, "-p", head.Commit)
-	}
-	out, err := r.gitIn(ctx, runOpts{stdin: []byte(req.Message(changed))}, ctArgs...)
-	if err != nil {
-		return CommitResult{}, false, fmt.Errorf("build scribe commit: %w", err)
-	}
-	sha := strings.TrimSpace(string(out))
-	old := head.Commit
-	if old == "" {
-		old = zeroOID
-	}
-	// Record the checkout still owed before the branch moves, so a kill
-	// between update-ref and the work-tree writes is completed by the next
-	// run instead of looking like the user's edits.
-	intent, err := r.writeIntent(pendingCheckout{Commit: sha, Parent: head.Commit, Paths: changed})
+	sha, err := r.commitTree(ctx, tree, head.Commit, req.Message(changed), r.SignsCommits(ctx))
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: progress commit", head.Ref, sha, old); err != nil {
+	// Record the write before the index changes, so a kill anywhere from
+	// here on is finished (or undone) by the next run instead of looking
+	// like the user's edits.
+	intent, err := r.writeIntent(pendingCheckout{Commit: sha, Parent: head.Commit, Ref: head.Ref, Paths: changed})
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	if err := r.checkout(ctx, changed, next); err != nil {
+		r.checkout(ctx, changed, current)
 		os.Remove(intent)
-		// Compare-and-swap lost: someone moved the branch. Rebuild on the new tip.
-		if now, herr := r.Head(ctx); herr == nil && now.Commit != head.Commit && now.Ref == head.Ref {
+		return CommitResult{}, false, fmt.Errorf("update %s in the work tree and index: %w", strings.Join(changed, " "), err)
+	}
+	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: progress commit", head.Ref, sha, head.Commit); err != nil {
+		now, herr := r.Head(ctx)
+		if herr == nil && now.Commit != head.Commit && now.Ref == head.Ref {
+			// The branch moved (a user commit, which may now hold our
+			// change): rebuild on the new tip. Paths it did not take back
+			// to HEAD's version are rebuilt from it on the retry.
+			if at, rerr := r.ReadFiles(ctx, now.Commit, changed); rerr == nil {
+				r.checkout(ctx, changed, at)
+			}
+			os.Remove(intent)
 			return CommitResult{}, true, err
 		}
+		r.checkout(ctx, changed, current)
+		os.Remove(intent)
 		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
 	}
-	res := CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}
-	if err := r.checkout(ctx, changed, next); err != nil {
-		return res, false, fmt.Errorf("scribe commit %s is made, but updating the work tree failed (the next git scribe command retries; or run `git checkout HEAD -- %s`): %w",
-			sha[:12], strings.Join(changed, " "), err)
-	}
 	os.Remove(intent)
-	return res, false, nil
+	return CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}, false, nil
 }
 
 // pendingCheckout is a scribe commit whose work-tree and index update may
@@ -279,6 +396,7 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 type pendingCheckout struct {
 	Commit string   `json:"commit"`
 	Parent string   `json:"parent"`
+	Ref    string   `json:"ref,omitempty"`
 	Paths  []string `json:"paths"`
 }
 
@@ -328,6 +446,15 @@ func (r *Repo) finishInterrupted(ctx context.Context, head Head, ours []string) 
 		if !shared {
 			continue
 		}
+		if p.Ref != "" && p.Ref == head.Ref && p.Parent == head.Commit && r.holds(ctx, p) {
+			// Killed after the index got the new contents but before the
+			// branch moved: finish the compare-and-swap, so the write lands
+			// exactly once and the index is not ahead of HEAD.
+			old := p.Parent
+			if _, err := r.Git(ctx, "update-ref", "-m", "scribe: finish interrupted commit", p.Ref, p.Commit, old); err == nil {
+				head.Commit = p.Commit
+			}
+		}
 		if p.Commit != head.Commit {
 			// The branch never moved there (killed before update-ref) or has
 			// moved on since; a later commit's own checkout covers its paths.
@@ -365,6 +492,27 @@ func (r *Repo) finishInterrupted(ctx context.Context, head Head, ours []string) 
 		}
 		os.Remove(path)
 	}
+}
+
+// holds reports whether the work tree already holds the commit's contents
+// of every path of an interrupted write.
+func (r *Repo) holds(ctx context.Context, p pendingCheckout) bool {
+	newer, err := r.ReadFiles(ctx, p.Commit, p.Paths)
+	if err != nil {
+		return false
+	}
+	for _, rel := range p.Paths {
+		abs, err := r.Abs(rel)
+		if err != nil {
+			return false
+		}
+		cur, rerr := os.ReadFile(abs)
+		nb, hasNew := newer[rel]
+		if (rerr == nil) != hasNew || (hasNew && !bytes.Equal(cur, nb)) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildTree returns HEAD's tree with exactly the changed paths replaced
@@ -489,6 +637,48 @@ func (r *Repo) buildTree(ctx context.Context, base string, changed []string, oid
 		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, e.typ, e.oid, name)
 	}
 	out, err := r.gitIn(ctx, runOpts{stdin: []byte(in.String())}, "mktree", "-z", "--missing")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// buildVaultTree is buildTree for the vault's own small tree: one
+// temporary index holding the whole tree (read-tree, update-index,
+// write-tree: three processes, where the per-directory build of a large
+// branch tree takes six).
+func (r *Repo) buildVaultTree(ctx context.Context, base string, changed []string, oids map[string]string) (string, error) {
+	tmp, err := r.tempPath("vault-index")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	env := runOpts{env: []string{"GIT_INDEX_FILE=" + tmp}}
+	if base != "" {
+		if _, err := r.gitIn(ctx, env, "read-tree", base); err != nil {
+			return "", err
+		}
+	}
+	zero := zeroOID // a deletion's id only has to parse: as long as the repository's ids
+	for _, oid := range oids {
+		zero = strings.Repeat("0", len(oid))
+		break
+	}
+	if base != "" {
+		zero = strings.Repeat("0", len(base))
+	}
+	var info strings.Builder
+	for _, p := range changed {
+		if oid, ok := oids[p]; ok {
+			fmt.Fprintf(&info, "100644 %s\t%s\n", oid, p)
+		} else {
+			fmt.Fprintf(&info, "0 %s\t%s\n", zero, p)
+		}
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(info.String()), env: env.env}, "update-index", "--add", "--index-info"); err != nil {
+		return "", err
+	}
+	out, err := r.gitIn(ctx, env, "write-tree")
 	if err != nil {
 		return "", err
 	}

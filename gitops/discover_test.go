@@ -410,3 +410,31 @@ func TestDiscoverRelativeGitDirFromSubdirectory(t *testing.T) {
 		t.Errorf("status = %q, %v; want clean", out, err)
 	}
 }
+
+// A read follows a symlink that stays inside the repository (moby's
+// CLAUDE.md -> AGENTS.md); writing through it, or reading one that leads
+// out, is refused.
+func TestAbsReadFollowsInRepoSymlinks(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.Write("AGENTS.md", "# Agents\n")
+	if err := os.Symlink("AGENTS.md", filepath.Join(tr.Dir, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	os.WriteFile(outside, []byte("x\n"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(tr.Dir, "OUT.md")); err != nil {
+		t.Fatal(err)
+	}
+	r := tr.open()
+	if _, err := r.Abs("CLAUDE.md"); err == nil {
+		t.Error("Abs (for writing) accepted a symlink")
+	}
+	abs, err := r.AbsRead("CLAUDE.md")
+	if err != nil || filepath.Base(abs) != "AGENTS.md" {
+		t.Errorf("AbsRead(CLAUDE.md) = %q, %v; want the in-repo target", abs, err)
+	}
+	if _, err := r.AbsRead("OUT.md"); err == nil {
+		t.Error("AbsRead followed a symlink out of the repository")
+	}
+}

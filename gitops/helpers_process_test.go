@@ -117,9 +117,14 @@ func runHelper(name string) int {
 		if ms, _ := strconv.Atoi(os.Getenv("GITOPS_DELAY_MS")); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)
 		}
-		const path = ".claude/sonmat/journal.md"
+		path := ".claude/sonmat/journal.md"
+		vault := os.Getenv("GITOPS_VAULT") != ""
+		if vault {
+			path = "journal.md"
+		}
 		line := fmt.Sprintf("- entry from process %s\n", id)
 		req := CommitRequest{
+			Vault: vault,
 			Paths: []string{path},
 			Locks: []string{"journal"},
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {

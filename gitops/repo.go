@@ -147,9 +147,41 @@ func (r *Repo) objects() *filesystem.Storage {
 		if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); err == nil {
 			return // objects borrowed from elsewhere: let git resolve them
 		}
+		if largePacks(filepath.Join(r.CommonDir, "objects", "pack")) {
+			return
+		}
 		r.goStore = filesystem.NewStorageWithOptions(osfs.New(r.CommonDir), cache.NewObjectLRUDefault(), filesystem.Options{})
 	})
 	return r.goStore
+}
+
+// goGitIdxLimit is the pack-index size past which go-git's first read costs
+// more than a git process: go-git parses every .idx whole on first use
+// (git/git's 23 MB index: ~180 ms of a 220 ms bridge), `git cat-file
+// --batch` maps it (2–5 ms). docs/BENCHMARKS.md has the measurement.
+const goGitIdxLimit = 4 << 20
+
+// largePacks reports pack indexes over goGitIdxLimit in all, or a partial
+// clone's promisor pack (go-git cannot fetch what it lacks): reads then go
+// through git plumbing.
+func largePacks(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	var total int64
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasSuffix(name, ".promisor") {
+			return true
+		}
+		if strings.HasSuffix(name, ".idx") {
+			if fi, err := e.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+	}
+	return total > goGitIdxLimit
 }
 
 // Head describes what HEAD points at.
@@ -235,6 +267,32 @@ func (r *Repo) Abs(rel string) (string, error) {
 		return "", fmt.Errorf("%s is a symlink; refusing to write through it", rel)
 	}
 	return abs, nil
+}
+
+// AbsRead is Abs for reading: a symlink whose target is inside the
+// repository is followed (moby ships CLAUDE.md -> AGENTS.md; a read-only
+// check must read it). Writing through a symlink stays refused (Abs).
+func (r *Repo) AbsRead(rel string) (string, error) {
+	abs, err := r.Abs(rel)
+	if err == nil {
+		return abs, nil
+	}
+	link := filepath.Join(r.WorkTree, filepath.FromSlash(rel))
+	if fi, lerr := os.Lstat(link); lerr != nil || fi.Mode()&os.ModeSymlink == 0 || CheckRelPath(rel) != nil {
+		return "", err
+	}
+	real, rerr := filepath.EvalSymlinks(link)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, rerr)
+	}
+	root, rerr := filepath.EvalSymlinks(r.WorkTree)
+	if rerr != nil {
+		return "", fmt.Errorf("resolve work tree: %w", rerr)
+	}
+	if !strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is a symlink leading outside the repository; not read", rel)
+	}
+	return real, nil
 }
 
 // CheckRelPath rejects paths scribe must never generate: absolute, "..",

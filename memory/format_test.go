@@ -208,7 +208,7 @@ func TestTrapRecord(t *testing.T) {
 		t.Errorf("not abstracted: %+v", tr)
 	}
 	text := tr.Render()
-	for _, want := range []string{"# Trap: <project> retry test", "\n## Pattern\n", "\n## Lesson\nRun the retry tests", "\n## Applies to\nRetry loops", "flavor=spec_gap scope=project"} {
+	for _, want := range []string{"# Trap: <project> retry test", "\n## Pattern\n", "\n## Lesson\n\nRun the retry tests", "\n## Applies to\n\nRetry loops", "flavor=spec_gap scope=project"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("record lacks %q:\n%s", want, text)
 		}

@@ -192,7 +192,7 @@ func (s *Store) ApplyDecisions(ctx context.Context, ds []Decision) (GateResult, 
 	for _, d := range decided {
 		ids = append(ids, d.Candidate.ID)
 	}
-	out, err := s.commitDecisions(ctx, decided)
+	out, err := s.commitDecisions(ctx, decided, s.confirmedBy())
 	if err != nil {
 		// The person's decisions are kept: as a pending write, landed by
 		// the next run.
@@ -266,7 +266,7 @@ type commitOutcome struct {
 // commitDecisions builds and makes the gate's commit. It is idempotent: a
 // candidate already promoted or already in the rejection history is not
 // written again.
-func (s *Store) commitDecisions(ctx context.Context, ds []Decision) (commitOutcome, error) {
+func (s *Store) commitDecisions(ctx context.Context, ds []Decision, via string) (commitOutcome, error) {
 	var out commitOutcome
 	memories, err := s.Memories()
 	if err != nil {
@@ -378,7 +378,7 @@ func (s *Store) commitDecisions(ctx context.Context, ds []Decision) (commitOutco
 			for _, d := range ds {
 				ids = append(ids, d.Candidate.ID)
 			}
-			fmt.Fprintf(&b, "\n%s: compound\n%s: yes\n%s: %s\n", gitops.TrailerMode, TrailerConfirmed, TrailerCandidates, strings.Join(ids, ","))
+			fmt.Fprintf(&b, "\n%s: compound\n%s: %s\n%s: %s\n", gitops.TrailerMode, TrailerConfirmed, via, TrailerCandidates, strings.Join(ids, ","))
 			return b.String()
 		},
 	}
@@ -459,7 +459,7 @@ func (s *Store) record(c Candidate, stamp string) (Record, string) {
 	if s.Config.Memory.Global {
 		r.ProjectID = s.ProjectID
 	}
-	body := "# " + name + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+	body := "# " + headingText(name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
 	return r, body
 }
 
@@ -479,5 +479,11 @@ func (s *Store) rejectedRecord(c Candidate, stamp string) string {
 	fm.CandidateID, fm.Name, fm.Type, fm.Detector, fm.TriggerSource = c.ID, oneLine(s.redact(c.Name)), c.Type, c.Detector, c.Trigger
 	fm.RejectedAt, fm.EvaluatorScore, fm.OverlapBand, fm.SourceTurn = stamp, c.EvaluatorScore, c.OverlapBand, c.SourceTurn
 	data, _ := yamlMarshal(fm)
-	return "---\n" + data + "---\n# Rejected: " + fm.Name + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+	return "---\n" + data + "---\n# Rejected: " + headingText(fm.Name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+}
+
+// headingText is a name as a heading's text: without the trailing
+// punctuation markdownlint (MD026) flags ("… t.Parallel()." → "… t.Parallel()").
+func headingText(name string) string {
+	return strings.TrimRight(name, ".,;:!。，；：！ ")
 }

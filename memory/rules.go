@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,6 +61,13 @@ func HasRule(claudeMD, rule string) bool {
 		}
 	}
 	return false
+}
+
+// NewInstructions is what an instructions file (CLAUDE.md, AGENTS.md)
+// scribe creates from scratch starts with: an H1 naming the file, as
+// markdownlint (MD041) and Claude Code's own /init want.
+func NewInstructions(p string) string {
+	return "# " + path.Base(p) + "\n\n"
 }
 
 // AddRule returns CLAUDE.md with "- rule" appended to its "## Project

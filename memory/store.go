@@ -37,9 +37,17 @@ type Store struct {
 	// UniversalDir is the absolute universal trap directory (config
 	// memory.universal_dir with "~" expanded by the caller).
 	UniversalDir string
+	// ConfirmedVia is how the person said yes to this store's writes,
+	// stamped as the Scribe-Confirmed trailer: ConfirmedYes (the default:
+	// a terminal answer or a flag a person typed) or
+	// ConfirmedMCPElicitation.
+	ConfirmedVia string
 
 	// commit makes scribe commits; tests replace it to simulate failures.
 	commit func(context.Context, gitops.CommitRequest) (gitops.CommitResult, error)
+	// branch, while a queued write lands, is the branch it was made on: it
+	// lands only there.
+	branch string
 }
 
 // Commit trailers of memory commits.
@@ -47,6 +55,32 @@ const (
 	TrailerConfirmed  = "Scribe-Confirmed"
 	TrailerCandidates = "Scribe-Candidates"
 )
+
+// Values of the Scribe-Confirmed trailer: how a person said yes.
+const (
+	// ConfirmedYes is a terminal answer or a flag a person typed.
+	ConfirmedYes = "yes"
+	// ConfirmedMCPElicitation is an MCP elicitation the person accepted in
+	// their client.
+	ConfirmedMCPElicitation = "mcp-elicitation"
+)
+
+// ConfirmedValue reports whether v is a Scribe-Confirmed value that records
+// a person's yes.
+func ConfirmedValue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case ConfirmedYes, ConfirmedMCPElicitation:
+		return true
+	}
+	return false
+}
+
+func (s *Store) confirmedBy() string {
+	if s.ConfirmedVia == "" {
+		return ConfirmedYes
+	}
+	return s.ConfirmedVia
+}
 
 // Lock names memory commits take.
 const (
@@ -71,6 +105,9 @@ func (s *Store) redact(t string) string {
 }
 
 func (s *Store) commitPaths(ctx context.Context, req gitops.CommitRequest) (gitops.CommitResult, error) {
+	if req.Branch == "" {
+		req.Branch = s.branch
+	}
 	if s.commit != nil {
 		return s.commit(ctx, req)
 	}

@@ -484,7 +484,7 @@ func TestPendingRecovery(t *testing.T) {
 		t.Error("the pending memory was not written")
 	}
 	// Landing again changes nothing (idempotent).
-	if _, err := ts.commitDecisions(context.Background(), []Decision{{Candidate: withID(c), Action: ActionApproved}}); err != nil || ts.commits() != n+1 {
+	if _, err := ts.commitDecisions(context.Background(), []Decision{{Candidate: withID(c), Action: ActionApproved}}, ConfirmedYes); err != nil || ts.commits() != n+1 {
 		t.Errorf("re-landing made a commit: %v", err)
 	}
 }

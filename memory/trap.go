@@ -78,7 +78,8 @@ func AbstractTrap(in TrapInput, a Abstractor) Trap {
 // Render writes the seed's record format.
 func (t Trap) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Trap: %s\n\n## Pattern\n%s\n\n## Lesson\n%s\n\n## Applies to\n%s\n",
+	// A blank line after each heading (markdownlint MD022).
+	fmt.Fprintf(&b, "# Trap: %s\n\n## Pattern\n\n%s\n\n## Lesson\n\n%s\n\n## Applies to\n\n%s\n",
 		oneLine(t.Title), strings.TrimSpace(t.Pattern), strings.TrimSpace(t.Lesson), strings.TrimSpace(t.AppliesTo))
 	fmt.Fprintf(&b, "\n<!-- scribe: flavor=%s scope=%s -->\n", t.Flavor, t.Scope)
 	return b.String()

@@ -3,13 +3,11 @@ package memory
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,36 +21,91 @@ func yamlMarshal(v any) (string, error) {
 	return string(data), err
 }
 
+// KindMemory is the queue kind of a confirmed memory write (a rule, a
+// trap, gate decisions) that could not be made: it waits in the one queue
+// of deferred writes (gitops.Repo.Enqueue), where status and check see it.
+const KindMemory = "memory"
+
 // pendingOp is a confirmed write that could not be made: the person's yes
-// is kept under the git dir and the write retried at the next run.
+// is kept in the queue under the git dir and the write retried at the next
+// run.
 type pendingOp struct {
-	Kind      string     `yaml:"kind"` // gate | rule | trap
-	Created   time.Time  `yaml:"created"`
-	Reason    string     `yaml:"reason,omitempty"`
-	Decisions []Decision `yaml:"decisions,omitempty"`
-	Rule      string     `yaml:"rule,omitempty"`
-	Trap      *Trap      `yaml:"trap,omitempty"`
-	file      string
+	Kind      string     `json:"kind"` // gate | rule | trap
+	Created   time.Time  `json:"created"`
+	Reason    string     `json:"reason,omitempty"`
+	Decisions []Decision `json:"decisions,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	Trap      *Trap      `json:"trap,omitempty"`
+	// Confirmed is how the person said yes (the Scribe-Confirmed value);
+	// empty in records written before it was kept, meaning "yes".
+	Confirmed string `json:"confirmed,omitempty"`
+	// Branch is the branch the person confirmed it on: it lands only there.
+	Branch string `json:"branch,omitempty"`
+	item   gitops.QueueItem
 }
 
 func (s *Store) savePending(op pendingOp) error {
 	if op.Created.IsZero() {
 		op.Created = s.now()
 	}
-	id := fmt.Sprintf("%d-%s", op.Created.UnixNano(), op.Kind)
-	return writeYAML(filepath.Join(s.pendingDir(), id+".yaml"), op)
+	if op.Confirmed == "" {
+		op.Confirmed = s.confirmedBy()
+	}
+	if op.Branch == "" {
+		if head, err := s.Repo.Head(context.Background()); err == nil {
+			op.Branch = head.Ref
+		}
+	}
+	_, err := s.Repo.Enqueue(KindMemory, op.Reason, op)
+	return err
 }
 
 func (s *Store) pendingOps() ([]pendingOp, []string) {
-	out, warns := readYAMLDir(s.pendingDir(), "pending memory write", func(op *pendingOp, path string) error {
-		if op.Kind == "" {
-			return errors.New("no kind")
+	warns := s.importLegacyPending()
+	items, err := s.Repo.Queued()
+	if err != nil {
+		warns = append(warns, err.Error())
+	}
+	var out []pendingOp
+	for _, it := range items {
+		if it.Kind != KindMemory {
+			continue
 		}
-		op.file = path
+		var op pendingOp
+		if err := json.Unmarshal(it.Payload, &op); err != nil || op.Kind == "" {
+			warns = append(warns, fmt.Sprintf("pending memory write %s is unreadable and was left in place", it.ID))
+			continue
+		}
+		op.item = it
+		out = append(out, op)
+	}
+	return out, warns
+}
+
+// importLegacyPending moves pending writes an earlier version kept in a
+// directory of its own (memory/pending/*.yaml) into the one queue.
+func (s *Store) importLegacyPending() []string {
+	dir := s.pendingDir()
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	var files []string
+	ops, warns := readYAMLDir(dir, "pending memory write", func(op *pendingOp, path string) error {
+		if op.Kind == "" {
+			return fmt.Errorf("no kind")
+		}
+		files = append(files, path)
 		return nil
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].file < out[j].file })
-	return out, warns
+	for i, op := range ops {
+		if err := s.savePending(op); err != nil {
+			warns = append(warns, err.Error())
+			return warns
+		}
+		os.Remove(files[i])
+	}
+	os.Remove(dir)
+	return warns
 }
 
 // PendingCount is how many confirmed writes wait to be retried.
@@ -76,17 +129,23 @@ type PendingReport struct {
 func (s *Store) LandPending(ctx context.Context) PendingReport {
 	ops, warns := s.pendingOps()
 	rep := PendingReport{Warns: warns}
+	defer func() { s.branch = "" }()
 	for i, op := range ops {
 		var res *gitops.CommitResult
 		var err error
+		s.branch = op.Branch
+		via := op.Confirmed
+		if via == "" {
+			via = ConfirmedYes
+		}
 		switch op.Kind {
 		case "gate":
 			var out commitOutcome
-			out, err = s.commitDecisions(ctx, op.Decisions)
+			out, err = s.commitDecisions(ctx, op.Decisions, via)
 			res = out.commit
 		case "rule":
 			var r gitops.CommitResult
-			r, err = s.commitRule(ctx, op.Rule)
+			r, err = s.commitRule(ctx, op.Rule, via)
 			if r.SHA != "" {
 				res = &r
 			}
@@ -96,7 +155,7 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 				break
 			}
 			var tr TrapResult
-			tr, err = s.commitTrap(ctx, *op.Trap)
+			tr, err = s.commitTrap(ctx, *op.Trap, via)
 			res = tr.Commit
 		default:
 			err = fmt.Errorf("unknown pending write kind %q", op.Kind)
@@ -109,7 +168,7 @@ func (s *Store) LandPending(ctx context.Context) PendingReport {
 		if res != nil {
 			rep.Commits = append(rep.Commits, res)
 		}
-		if err := os.Remove(op.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.Repo.Dequeue([]gitops.QueueItem{op.item}); err != nil {
 			rep.Warns = append(rep.Warns, err.Error())
 		}
 		rep.Landed++
@@ -137,7 +196,7 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	if rule == "" {
 		return res, fmt.Errorf("the rule is empty")
 	}
-	c, err := s.commitRule(ctx, rule)
+	c, err := s.commitRule(ctx, rule, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "rule", Rule: rule, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -153,21 +212,25 @@ func (s *Store) AddRule(ctx context.Context, rule string) (RuleResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitRule(ctx context.Context, rule string) (gitops.CommitResult, error) {
+func (s *Store) commitRule(ctx context.Context, rule, via string) (gitops.CommitResult, error) {
 	p := s.Config.Paths.ClaudeMD
 	return s.commitPaths(ctx, gitops.CommitRequest{
 		Paths:       []string{p},
 		Locks:       []string{lockRules},
 		LockOptions: s.lockOptions("project rule"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
-			out, changed := AddRule(string(cur[p]), rule)
+			text := string(cur[p])
+			if strings.TrimSpace(text) == "" {
+				text = NewInstructions(p)
+			}
+			out, changed := AddRule(text, rule)
 			if !changed {
 				return nil, nil
 			}
 			return map[string][]byte{p: []byte(out)}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: yes\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: project rule added\n\n- %s\n\n%s: rule\n%s: %s\n", oneLine(rule), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 }
@@ -193,7 +256,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	if t.Scope == ScopeUniversal {
 		return s.writeUniversalTrap(t)
 	}
-	res, err := s.commitTrap(ctx, t)
+	res, err := s.commitTrap(ctx, t, s.confirmedBy())
 	if err != nil {
 		if perr := s.savePending(pendingOp{Kind: "trap", Trap: &t, Reason: err.Error()}); perr != nil {
 			return res, fmt.Errorf("%w; and saving it as a pending write failed: %v", err, perr)
@@ -204,7 +267,7 @@ func (s *Store) RecordTrap(ctx context.Context, t Trap) (TrapResult, error) {
 	return res, nil
 }
 
-func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
+func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult, error) {
 	res := TrapResult{Scope: ScopeProject}
 	text := []byte(t.Render())
 	dir := strings.TrimSuffix(s.Config.Paths.TrapDir, "/")
@@ -256,7 +319,7 @@ func (s *Store) commitTrap(ctx context.Context, t Trap) (TrapResult, error) {
 			return map[string][]byte{target: text}, nil
 		},
 		Message: func([]string) string {
-			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: yes\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed)
+			return fmt.Sprintf("progress: trap recorded: %s\n\n%s: trap\n%s: %s\n", capRunes(oneLine(t.Title), 56), gitops.TrailerMode, TrailerConfirmed, via)
 		},
 	})
 	if err != nil {

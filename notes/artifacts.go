@@ -224,3 +224,28 @@ func parseDispatchMarkdown(s string) (WrapInput, bool) {
 	}
 	return in, true
 }
+
+// WrapInput is everything a session hands to wrap: the fields of seed 000's
+// "Scribe Dispatch" prompt plus wrap's own switches.
+type WrapInput struct {
+	Loop       string   `json:"loop,omitempty" yaml:"loop"` // keep | discard
+	SessionEnd bool     `json:"session_end,omitempty" yaml:"session_end"`
+	Trivial    bool     `json:"trivial,omitempty" yaml:"trivial"`
+	Hint       string   `json:"context_hint,omitempty" yaml:"context_hint"`
+	Tests      string   `json:"test_results,omitempty" yaml:"test_results"`
+	Witness    string   `json:"witness_verdicts,omitempty" yaml:"witness_verdicts"`
+	LoopReport string   `json:"loop_report,omitempty" yaml:"loop_report"`
+	Urgent     string   `json:"urgent,omitempty" yaml:"urgent"`
+	Result     string   `json:"result,omitempty" yaml:"result"` // shipped | partial | reverted
+	Done       []string `json:"done,omitempty" yaml:"done"`
+	Next       []string `json:"next,omitempty" yaml:"next"`
+	Questions  []string `json:"open_questions,omitempty" yaml:"open_questions"`
+	Traps      []string `json:"traps,omitempty" yaml:"traps"`
+	// ChangedFiles and DiffSummary, when given, replace reading the repo.
+	ChangedFiles []string `json:"changed_files,omitempty" yaml:"changed_files"`
+	DiffSummary  string   `json:"git_diff,omitempty" yaml:"git_diff"`
+	Mode         string   `json:"mode,omitempty" yaml:"mode"`
+	Base         string   `json:"base,omitempty" yaml:"base"`
+
+	DryRun bool `json:"-" yaml:"-"`
+}

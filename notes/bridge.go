@@ -71,7 +71,7 @@ const (
 // precision, and cites without empty or duplicate paths.
 func (b BridgeNote) Normalize() BridgeNote {
 	n := BridgeNote{
-		Urgent:        capRunes(singleLine(b.Urgent), MaxBridgeItemRunes),
+		Urgent:        CapRunes(SingleLine(b.Urgent), MaxBridgeItemRunes),
 		Updated:       canonicalTime(b.Updated),
 		Witness:       CanonicalVerdict(b.Witness),
 		Context:       cleanItems(b.Context),
@@ -95,7 +95,7 @@ func (b BridgeNote) Normalize() BridgeNote {
 func cleanItems(items []string) []string {
 	var out []string
 	for _, it := range items {
-		if s := capRunes(singleLine(it), MaxBridgeItemRunes); s != "" {
+		if s := CapRunes(SingleLine(it), MaxBridgeItemRunes); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -333,7 +333,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 	inSections := false
 	var cur *[]string // list of the current known section, nil elsewhere
 	continuable := false
-	for _, raw := range splitLines(strings.TrimPrefix(text, "\uFEFF")) {
+	for _, raw := range SplitLines(strings.TrimPrefix(text, "\uFEFF")) {
 		line := strings.TrimRightFunc(raw, unicode.IsSpace)
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
@@ -366,7 +366,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 		}
 		if !inSections {
 			if m := urgentLine().FindStringSubmatch(trimmed); m != nil && b.Urgent == "" {
-				b.Urgent = singleLine(m[1])
+				b.Urgent = SingleLine(m[1])
 				recognized = true
 			} else if m := updatedLine().FindStringSubmatch(trimmed); m != nil {
 				b.Updated, _ = ParseTime(m[1]) // unreadable: zero time, never fatal
@@ -380,7 +380,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 			continue
 		}
 		if item, ok := bulletText(trimmed); ok {
-			if s := singleLine(item); s != "" {
+			if s := SingleLine(item); s != "" {
 				*cur = append(*cur, s)
 				continuable = true
 			}
@@ -388,14 +388,14 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 		}
 		if continuable && line != trimmed && len(*cur) > 0 && unicode.IsSpace(rune(line[0])) {
 			last := &(*cur)[len(*cur)-1]
-			*last = singleLine(*last + " " + trimmed)
+			*last = SingleLine(*last + " " + trimmed)
 			continue
 		}
 		switch strings.ToLower(trimmed) {
 		case "none", "none.", "no carryover", "no carryover.", "n/a":
 			continue
 		}
-		*cur = append(*cur, singleLine(trimmed))
+		*cur = append(*cur, SingleLine(trimmed))
 		continuable = true
 	}
 	if !recognized {

@@ -78,13 +78,13 @@ type Journal struct {
 // Render writes the entry in the journal format, ending with "\n".
 func (e Entry) Render() string {
 	var b strings.Builder
-	summary := singleLine(e.Summary)
+	summary := SingleLine(e.Summary)
 	if summary == "" {
 		summary = noSummary
 	}
 	b.WriteString("## " + FormatTime(e.Time) + " — " + summary + "\n")
 	field := func(key, value string) {
-		if v := singleLine(value); v != "" {
+		if v := SingleLine(value); v != "" {
 			b.WriteString("- " + key + ": " + v + "\n")
 		}
 	}
@@ -106,7 +106,7 @@ func (e Entry) Render() string {
 	list := func(heading string, items []string) {
 		var kept []string
 		for _, it := range items {
-			if s := singleLine(it); s != "" {
+			if s := SingleLine(it); s != "" {
 				kept = append(kept, s)
 			}
 		}
@@ -148,7 +148,7 @@ func cleanCommit(c string) string {
 			return -1
 		}
 		return r
-	}, strings.ReplaceAll(singleLine(c), " ", ""))
+	}, strings.ReplaceAll(SingleLine(c), " ", ""))
 }
 
 // ParseJournal splits a journal (or archive) into its preamble and entries.
@@ -165,7 +165,7 @@ func ParseJournal(text string) Journal {
 		if end >= 0 {
 			next = off + end + 1
 		}
-		if _, _, ok := entryHeading(text[off:next]); ok {
+		if _, _, ok := EntryHeading(text[off:next]); ok {
 			starts = append(starts, off)
 		}
 		off = next
@@ -184,8 +184,8 @@ func ParseJournal(text string) Journal {
 	return j
 }
 
-// entryHeading splits an entry heading line into its time and summary text.
-func entryHeading(line string) (when, summary string, ok bool) {
+// EntryHeading splits an entry heading line into its time and summary text.
+func EntryHeading(line string) (when, summary string, ok bool) {
 	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	rest, ok := strings.CutPrefix(line, "## ")
 	if !ok {
@@ -212,13 +212,13 @@ func entryHeading(line string) (when, summary string, ok bool) {
 // parseEntry reads the fields of one entry's raw text.
 func parseEntry(raw string) Entry {
 	e := Entry{Raw: raw}
-	lines := splitLines(raw)
+	lines := SplitLines(raw)
 	if len(lines) == 0 {
 		return e
 	}
-	when, summary, _ := entryHeading(lines[0])
+	when, summary, _ := EntryHeading(lines[0])
 	e.Time, _ = ParseTime(when) // unreadable: zero time, never fatal
-	e.Summary = singleLine(summary)
+	e.Summary = SingleLine(summary)
 	var sub *[]string // the ### subsection being read, if any
 	for _, line := range lines[1:] {
 		trimmed := strings.TrimSpace(line)
@@ -242,7 +242,7 @@ func parseEntry(raw string) Entry {
 			continue
 		}
 		if sub != nil {
-			if s := singleLine(item); s != "" {
+			if s := SingleLine(item); s != "" {
 				*sub = append(*sub, s)
 			}
 			continue
@@ -251,7 +251,7 @@ func parseEntry(raw string) Entry {
 		if !ok {
 			continue
 		}
-		value = singleLine(value)
+		value = SingleLine(value)
 		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "scope":
 			e.Scope = value
@@ -309,11 +309,11 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 	if maxEntries <= 0 {
 		maxEntries = DefaultMaxEntries
 	}
-	eol := detectEOL(journal)
+	eol := DetectEOL(journal)
 	if strings.TrimSpace(journal) == "" {
 		journal = strings.ReplaceAll(DefaultJournalPreamble, "\n", eol)
 	}
-	journal = withBlankLineEnd(journal, eol) + strings.ReplaceAll(e.Render(), "\n", eol)
+	journal = WithBlankLineEnd(journal, eol) + strings.ReplaceAll(e.Render(), "\n", eol)
 	j := ParseJournal(journal)
 	if len(j.Entries) <= maxEntries {
 		return journal, archive
@@ -323,13 +323,13 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 
 	aeol := eol
 	if strings.Contains(archive, "\n") {
-		aeol = detectEOL(archive)
+		aeol = DetectEOL(archive)
 	}
 	if strings.TrimSpace(archive) == "" {
 		archive = strings.ReplaceAll(DefaultArchivePreamble, "\n", aeol)
 	}
 	var b strings.Builder
-	b.WriteString(withBlankLineEnd(archive, aeol))
+	b.WriteString(WithBlankLineEnd(archive, aeol))
 	for _, m := range moved {
 		b.WriteString(m.Raw)
 	}

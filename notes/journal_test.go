@@ -307,3 +307,17 @@ func TestHasCommit(t *testing.T) {
 		})
 	}
 }
+
+// A hook's last assistant message gives the hint's first two sentences,
+// split by the one sentence splitter: a version number does not end one.
+func TestHookHintSentences(t *testing.T) {
+	for in, want := range map[string]string{
+		"Bumped Go to 1.26 and fixed main.go. Tests pass. Anything else?": "Bumped Go to 1.26 and fixed main.go. Tests pass.",
+		"Used a helper, e.g. gofmt.\n\nThen vet.":                         "Used a helper, e.g. gofmt. Then vet.",
+		strings.Repeat("x", 400):                                          strings.Repeat("x", 299) + "…",
+	} {
+		if got := (notes.Hook{LastAssistantMessage: in}).Apply(notes.WrapInput{}).Hint; got != want {
+			t.Errorf("hint from %q = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -23,7 +23,7 @@ type Item struct {
 
 var (
 	checkboxLine   = lazyre.New(`^([ \t]*)([-*+])([ \t]+)\[([ xX])\]([ \t]+)(.*)$`)
-	doneAnnotation = lazyre.New(`(?i)\s*\(done\b[^()]*\)\s*$`)
+	DoneAnnotation = lazyre.New(`(?i)\s*\(done\b[^()]*\)\s*$`)
 )
 
 // checkbox is a checkbox line split into the parts Tick rebuilds.
@@ -40,7 +40,7 @@ func parseCheckbox(line string) (checkbox, bool) {
 	if m == nil {
 		return checkbox{}, false
 	}
-	text := strings.TrimSpace(doneAnnotation().ReplaceAllString(m[6], ""))
+	text := strings.TrimSpace(DoneAnnotation().ReplaceAllString(m[6], ""))
 	if text == "" {
 		return checkbox{}, false
 	}

@@ -97,10 +97,10 @@ func ParseModes(s string) (Modes, bool, error) {
 			return nil, false, &UsageError{Msg: "unknown mode " + part + ": use auto, all, or bridge, journal, progress, witness joined by +"}
 		}
 	}
-	return canonical(m), true, nil
+	return Canonical(m), true, nil
 }
 
-func canonical(m Modes) Modes {
+func Canonical(m Modes) Modes {
 	var out Modes
 	for _, x := range []Mode{ModeBridge, ModeJournal, ModeProgress, ModeWitness} {
 		if m.Has(x) {
@@ -114,3 +114,14 @@ func canonical(m Modes) Modes {
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Without returns m minus x.
+func (m Modes) Without(x Mode) Modes {
+	var out Modes
+	for _, y := range m {
+		if y != x {
+			out = append(out, y)
+		}
+	}
+	return out
+}

@@ -5,8 +5,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/git-scribe/git-scribe/internal/sentence"
 )
 
 // TimeLayout is the timestamp layout of every note: ISO 8601 at second
@@ -100,10 +98,10 @@ func canonicalTime(t time.Time) time.Time {
 	return c
 }
 
-// singleLine collapses s to a single clean line: invalid UTF-8 becomes U+FFFD,
+// SingleLine collapses s to a single clean line: invalid UTF-8 becomes U+FFFD,
 // control characters and runs of white space (newlines included) become one
 // space, and the ends are trimmed. It is idempotent.
-func singleLine(s string) string {
+func SingleLine(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.Grow(len(s))
@@ -122,9 +120,9 @@ func singleLine(s string) string {
 	return b.String()
 }
 
-// capRunes shortens a singleLine string to at most n runes, ending it with "…"
+// CapRunes shortens a singleLine string to at most n runes, ending it with "…"
 // when it was cut. It is idempotent.
-func capRunes(s string, n int) string {
+func CapRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -138,9 +136,9 @@ func capRunes(s string, n int) string {
 	return strings.TrimRight(s[:i], " ") + "…"
 }
 
-// splitLines splits text at "\n" and drops one trailing "\r" from each line.
+// SplitLines splits text at "\n" and drops one trailing "\r" from each line.
 // A final newline does not produce an empty last line.
-func splitLines(text string) []string {
+func SplitLines(text string) []string {
 	text = strings.TrimSuffix(text, "\n")
 	if text == "" {
 		return nil
@@ -152,18 +150,18 @@ func splitLines(text string) []string {
 	return lines
 }
 
-// detectEOL returns the line ending text uses, judged by its first line:
+// DetectEOL returns the line ending text uses, judged by its first line:
 // "\r\n" for CRLF files, else "\n".
-func detectEOL(text string) string {
+func DetectEOL(text string) string {
 	if i := strings.IndexByte(text, '\n'); i > 0 && text[i-1] == '\r' {
 		return "\r\n"
 	}
 	return "\n"
 }
 
-// withBlankLineEnd returns text ending in a complete line followed by a blank
+// WithBlankLineEnd returns text ending in a complete line followed by a blank
 // line, adding only line terminators (never changing existing bytes).
-func withBlankLineEnd(text, eol string) string {
+func WithBlankLineEnd(text, eol string) string {
 	if !strings.HasSuffix(text, "\n") {
 		if eol == "\r\n" && strings.HasSuffix(text, "\r") {
 			text += "\n"
@@ -179,7 +177,20 @@ func withBlankLineEnd(text, eol string) string {
 	return text
 }
 
-// firstSentenceEnd is where the first sentence of s ends, before its final
-// punctuation (sentence.FirstEnd): "Bumped Go to 1.26. Then…" keeps
-// "Bumped Go to 1.26", not "Bumped Go to 1".
-func firstSentenceEnd(s string) int { return sentence.FirstEnd(s) }
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// OneLine joins s's whitespace runs into single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -101,7 +101,7 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 	}
 	m := verdictWord().FindStringSubmatchIndex(p)
 	if m == nil {
-		return WitnessEvent{Findings: singleLine(p)}, true
+		return WitnessEvent{Findings: SingleLine(p)}, true
 	}
 	ev := WitnessEvent{Verdict: strings.ToUpper(p[m[2]:m[3]])}
 	rest := trimSeparator(p[m[1]:])
@@ -111,18 +111,18 @@ func parseWitnessEvent(p string) (WitnessEvent, bool) {
 			after := trimSeparator(rest[end+1:])
 			first, remainder, _ := cutAny(inner, ",;")
 			if iterWhole().MatchString(strings.TrimSpace(first)) {
-				ev.Iteration = singleLine(first)
+				ev.Iteration = SingleLine(first)
 				inner = remainder
 			}
-			ev.Findings = joinNonEmpty(" — ", singleLine(inner), singleLine(after))
+			ev.Findings = joinNonEmpty(" — ", SingleLine(inner), SingleLine(after))
 			return ev, true
 		}
 	}
 	if loc := iterPrefix().FindStringIndex(rest); loc != nil {
-		ev.Iteration = singleLine(rest[:loc[1]])
+		ev.Iteration = SingleLine(rest[:loc[1]])
 		rest = trimSeparator(rest[loc[1]:])
 	}
-	ev.Findings = singleLine(rest)
+	ev.Findings = SingleLine(rest)
 	return ev, true
 }
 
@@ -142,7 +142,7 @@ func parseWitnessLine(v string) []WitnessEvent {
 func (w WitnessEvent) String() string {
 	v := CanonicalVerdict(w.Verdict)
 	it := cleanIteration(w.Iteration)
-	f := singleLine(w.Findings)
+	f := SingleLine(w.Findings)
 	if v == "" {
 		if it != "" {
 			return joinNonEmpty(" ", "("+it+")", f)
@@ -167,7 +167,7 @@ func cleanIteration(s string) string {
 		}
 		return r
 	}, s)
-	return singleLine(s)
+	return SingleLine(s)
 }
 
 // trimSeparator drops leading space and one separator (":", or a dash

@@ -39,6 +39,7 @@ type Plan struct {
 	Warnings  []string `json:"warnings,omitempty"`
 	repo      *gitops.Repo
 	hooks     bool
+	hasOrigin bool
 	ctx       context.Context
 }
 
@@ -81,14 +82,9 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 		func() error {
 			return p.file(".gitignore", func(cur []byte, ok bool) ([]byte, string) { return gitignore(cur, cfg.Paths) })
 		},
-		func() error {
-			return p.file(".gitattributes", func(cur []byte, ok bool) ([]byte, string) {
-				return gitattributes(cur, cfg.Paths.Journal, cfg.Paths.JournalArchive)
-			})
-		},
 		func() error { return p.vaultDir(filepath.Dir(cfg.Paths.Journal)) },
-		p.mergeDriver,
 		p.refspec,
+		p.fetchVault,
 	}
 	if o.Hooks {
 		steps = append(steps, p.hook)
@@ -198,6 +194,7 @@ func (p *Plan) refspec() error {
 		p.Unchanged = append(p.Unchanged, "remote.origin.fetch (no origin remote)")
 		return nil
 	}
+	p.hasOrigin = true
 	spec := fmt.Sprintf(ScribeRefspec, "origin")
 	legacy := fmt.Sprintf(legacyScribeRefspec, "origin")
 	cur, _ := p.repo.Git(p.ctx, "config", "--get-all", "remote.origin.fetch")
@@ -222,6 +219,37 @@ func (p *Plan) refspec() error {
 			}
 			_, err := p.repo.Git(p.ctx, "config", "--add", "remote.origin.fetch", spec)
 			return err
+		}})
+	return nil
+}
+
+// fetchVault brings the team's vault into a fresh clone: when origin has
+// refs/scribe/* and this repository has no vault yet, fetch them and start
+// refs/scribe/vault at origin's.
+func (p *Plan) fetchVault() error {
+	if !p.hasOrigin {
+		return nil
+	}
+	if tip, err := p.repo.VaultTip(p.ctx); err != nil || tip != "" {
+		p.Unchanged = append(p.Unchanged, gitops.VaultRef)
+		return nil
+	}
+	has, err := p.repo.RemoteHasScribe(p.ctx, "origin")
+	if err != nil {
+		p.Warnings = append(p.Warnings, "could not ask origin for the team's vault ("+err.Error()+"); run git scribe sync later")
+		return nil
+	}
+	if !has {
+		p.Unchanged = append(p.Unchanged, gitops.VaultRef+" (origin has no vault yet)")
+		return nil
+	}
+	p.Changes = append(p.Changes, Change{Path: gitops.VaultRef, Action: "fetch", What: "the team's vault from origin (refs/scribe/*)",
+		apply: func() error {
+			theirs, err := p.repo.FetchScribe(p.ctx, "origin")
+			if err != nil || theirs == "" {
+				return err
+			}
+			return p.repo.SetVault(p.ctx, theirs, "")
 		}})
 	return nil
 }

@@ -74,7 +74,13 @@ const (
 // leave next to each vault file (renameio names them ".<name><digits>").
 func gitignoreBlock(paths config.Paths) string {
 	var b strings.Builder
-	b.WriteString(blockBegin + "\n# temp files of interrupted atomic writes (scribe's scratch lives under .git/scribe/)\n")
+	b.WriteString(blockBegin + "\n# the working-tree view of refs/scribe/vault (scribe renders it; edit through git scribe)\n")
+	for _, p := range []string{paths.BridgeNote, paths.Journal, paths.JournalArchive, paths.ActiveStatus} {
+		if p != "" {
+			b.WriteString("/" + p + "\n")
+		}
+	}
+	b.WriteString("# temp files of interrupted atomic writes (scribe's scratch lives under .git/scribe/)\n")
 	seen := map[string]bool{}
 	for _, p := range []string{paths.BridgeNote, paths.Journal, paths.JournalArchive, paths.Progress, paths.ActiveStatus, paths.ClaudeMD} {
 		dir, base := path.Split(p)
@@ -103,10 +109,24 @@ func appendBlock(cur []byte, block string) []byte {
 }
 
 func gitignore(cur []byte, paths config.Paths) ([]byte, string) {
-	if bytes.Contains(cur, []byte(blockBegin)) {
-		return nil, ""
+	block := gitignoreBlock(paths)
+	if i := bytes.Index(cur, []byte(blockBegin)); i >= 0 {
+		// An earlier version's block: replace it whole, keep everything else.
+		j := bytes.Index(cur[i:], []byte(blockEnd))
+		if j < 0 {
+			return nil, "warning: the git-scribe block has no end marker (" + blockEnd + "); left alone"
+		}
+		end := i + j + len(blockEnd)
+		if end < len(cur) && cur[end] == '\n' {
+			end++
+		}
+		if string(cur[i:end]) == block {
+			return nil, ""
+		}
+		next := append(append(append([]byte{}, cur[:i]...), block...), cur[end:]...)
+		return next, "ignore the vault's working-tree view and interrupted-write temp files"
 	}
-	return appendBlock(cur, gitignoreBlock(paths)), "ignore interrupted-write temp files"
+	return appendBlock(cur, block), "ignore the vault's working-tree view and interrupted-write temp files"
 }
 
 func gitattributes(cur []byte, journal, archive string) ([]byte, string) {

@@ -1,0 +1,739 @@
+package followups
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/internal/similarity"
+	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// SourceKind names a kind of durable follow-up source (SPEC §5).
+type SourceKind string
+
+// The durable follow-up sources, in source priority order (journal and
+// archive share the first rank: both are the journal's "### Next").
+const (
+	// SourceJournal is the journal's "### Next" subsections.
+	SourceJournal SourceKind = "journal"
+	// SourceArchive is the journal archive's "### Next" subsections.
+	SourceArchive SourceKind = "archive"
+	// SourceActive is a task's actives/<task>/todos.md: its open checkboxes.
+	SourceActive SourceKind = "active"
+	// SourceTodos is a todos.md: its "## Next Session" section.
+	SourceTodos SourceKind = "todos"
+	// SourceProgress is a PROGRESS.md or progress.md: its "## Next Session" section.
+	SourceProgress SourceKind = "progress"
+)
+
+// sourceKinds lists the kinds in report order.
+var sourceKinds = []SourceKind{SourceJournal, SourceArchive, SourceActive, SourceTodos, SourceProgress}
+
+// rank is a kind's source priority: lower comes first among items equally
+// recent.
+func (k SourceKind) rank() int {
+	switch k {
+	case SourceJournal, SourceArchive:
+		return 0
+	case SourceActive:
+		return 1
+	case SourceTodos:
+		return 2
+	case SourceProgress:
+		return 3
+	}
+	return 4
+}
+
+// DefaultSection is the heading of todos.md and PROGRESS.md whose items are
+// follow-ups.
+const DefaultSection = "Next Session"
+
+// DefaultCap is how many follow-ups ACTIVE-STATUS.md shows.
+const DefaultCap = 15
+
+// SourceFile is one durable source as read: its text and where it came from.
+type SourceFile struct {
+	Kind SourceKind
+	// Path is repo-relative.
+	Path string
+	// Project is the project the path names (projects/<p>/…), "" if none.
+	Project string
+	// Task is the active task the path names, "" if none.
+	Task string
+	Text string
+	// Time is when the file last changed; items without a time of their
+	// own (a journal entry's, a dated Session header's) take it.
+	Time time.Time
+}
+
+// Tag origins: where a follow-up's project came from.
+const (
+	TagExplicit = "tag"     // its own "(project)" prefix
+	TagSession  = "session" // the enclosing "## Session: <project>" header
+	TagPath     = "path"    // the source's path (projects/<p>/…)
+	TagDefault  = "default" // the repository's project (single-project repos, or configured)
+)
+
+// Followup is one follow-up line found in a durable source, open or
+// resolved.
+type Followup struct {
+	// Text is the item without bullet, checkbox, tag or "(done …)" note.
+	Text    string     `json:"text"`
+	Project string     `json:"project,omitempty"`
+	TagFrom string     `json:"tag_from,omitempty"`
+	Kind    SourceKind `json:"kind"`
+	Path    string     `json:"path"`
+	Line    int        `json:"line"` // 1-based
+	Time    time.Time  `json:"time,omitzero"`
+	// Resolved marks a ticked checkbox ([x] anywhere) or a journal
+	// "### Done" item.
+	Resolved bool `json:"resolved,omitempty"`
+}
+
+var (
+	tagPrefix   = lazyre.New(`^\(([^()\s][^()]*)\)\s+`)
+	bulletStart = lazyre.New(`^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$`)
+)
+
+// cutTag splits a leading "(project) " tag off s.
+func cutTag(s string) (tag, rest string, ok bool) {
+	m := tagPrefix().FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", s, false
+	}
+	return strings.TrimSpace(s[m[2]:m[3]]), s[m[1]:], true
+}
+
+// cutCheckbox splits a leading "[ ] " or "[x] " off s.
+func cutCheckbox(s string) (rest string, ok bool) {
+	if len(s) >= 3 && s[0] == '[' && s[2] == ']' && (len(s) == 3 || s[3] == ' ' || s[3] == '\t') {
+		return strings.TrimLeft(s[3:], " \t"), true
+	}
+	return s, false
+}
+
+// boxState is a list item's checkbox: none, open or closed ([x], [X], and
+// the cancelled marks [-] and [~]).
+type boxState int
+
+const (
+	boxNone boxState = iota
+	boxOpen
+	boxClosed
+)
+
+// listItem reads a bullet or numbered list line.
+func listItem(line string) (indent int, box boxState, text string, ok bool) {
+	m := bulletStart().FindStringSubmatch(line)
+	if m == nil {
+		return 0, boxNone, "", false
+	}
+	indent = len(strings.ReplaceAll(m[1], "\t", "    "))
+	text = m[2]
+	if len(text) >= 3 && text[0] == '[' && text[2] == ']' && (len(text) == 3 || text[3] == ' ' || text[3] == '\t') {
+		switch text[1] {
+		case ' ':
+			box = boxOpen
+		case 'x', 'X', '-', '~':
+			box = boxClosed
+		default:
+			return indent, boxNone, text, true // [/], [>] …: read as text
+		}
+		text = text[3:]
+	}
+	return indent, box, text, true
+}
+
+// sessionHeading reads "Session: <project>" with an optional " — <date>".
+func sessionHeading(text string) (project string, when time.Time, ok bool) {
+	rest, found := cutPrefixFold(text, "session:")
+	if !found {
+		return "", time.Time{}, false
+	}
+	rest = strings.TrimSpace(rest)
+	for _, sep := range []string{" — ", " – ", " - "} {
+		if p, d, cut := strings.Cut(rest, sep); cut {
+			rest = p
+			if t, err := notes.ParseTime(d); err == nil {
+				when = t
+			}
+			break
+		}
+	}
+	project = strings.Trim(strings.TrimSpace(rest), "()`*_[] ")
+	return project, when, project != ""
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	_, ok := cutPrefixFold(s, prefix)
+	return ok
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// dropDoneNote removes a trailing "(done …)" annotation; the regexp runs
+// only on the lines that can have one.
+func dropDoneNote(s string) string {
+	if !strings.Contains(strings.ToLower(s), "(done") {
+		return s
+	}
+	return notes.DoneAnnotation().ReplaceAllString(s, "")
+}
+
+// maxFollowupRunes caps one follow-up's text.
+const maxFollowupRunes = 240
+
+// cleanFollowup is an item's display text: one line, tag split off, the
+// "(done …)" note dropped.
+func cleanFollowup(raw string) (text, tag string) {
+	s := notes.SingleLine(raw)
+	if t, rest, ok := cutTag(s); ok {
+		tag, s = t, rest
+	}
+	s = strings.TrimSpace(dropDoneNote(s))
+	return notes.CapRunes(s, maxFollowupRunes), tag
+}
+
+// ScanSource lists the follow-ups of one durable source, open and resolved,
+// in file order. It never fails on hand-edited input.
+//
+//   - Every ticked checkbox ([x], [X], [-], [~]) anywhere is a resolved item.
+//   - Journal and archive: the bullets of "### Next" subsections are open
+//     (an open checkbox too), those of "### Done" resolved. An entry heading
+//     "## <time> — …" gives its items their time.
+//   - Actives: every open checkbox is open.
+//   - Todos and progress: the bullets and open checkboxes of the section
+//     named section (any level, up to the next heading of the same or a
+//     higher level) are open; nested plain bullets are details, not items.
+//
+// A "Session: <project> [— <date>]" heading tags the items under it (and
+// dates them); an item's own "(project)" prefix wins over it, and it wins
+// over the path's project.
+func ScanSource(src SourceFile, section string) []Followup {
+	if section == "" {
+		section = DefaultSection
+	}
+	journal := src.Kind == SourceJournal || src.Kind == SourceArchive
+	var (
+		out          []Followup
+		fences       markdown.Fences
+		when         = src.Time
+		fileTime     = src.Time
+		session      string
+		sessionLevel int
+		sessionTime  time.Time
+		sub          string // journal: "next", "done" or ""
+		sectionLevel int    // > 0 inside the follow-up section
+		sectionBase  = -1   // indent of the section's first item
+	)
+	for i, line := range notes.SplitLines(src.Text) {
+		trimmed := strings.TrimLeft(line, " \t")
+		if fences.Skip(trimmed) {
+			continue
+		}
+		if level, text, ok := markdown.Heading(line); ok {
+			if sessionLevel > 0 && level <= sessionLevel {
+				session, sessionLevel, sessionTime = "", 0, time.Time{}
+			}
+			if sectionLevel > 0 && level <= sectionLevel {
+				sectionLevel = 0
+			}
+			if level <= 2 {
+				sub = ""
+			}
+			if journal && level == 2 {
+				if ts, _, ok := notes.EntryHeading(line); ok {
+					if t, err := notes.ParseTime(ts); err == nil {
+						when = t
+						continue
+					}
+				}
+			}
+			if p, t, ok := sessionHeading(text); ok {
+				session, sessionLevel, sessionTime = p, level, t
+				sub = ""
+				continue
+			}
+			if journal && level >= 3 {
+				switch strings.ToLower(text) {
+				case "next", "next session", "next steps":
+					sub = "next"
+				case "done":
+					sub = "done"
+				default:
+					sub = ""
+				}
+			}
+			if !journal && hasPrefixFold(text, section) {
+				sectionLevel, sectionBase = level, -1
+			}
+			continue
+		}
+		indent, box, raw, ok := listItem(line)
+		if !ok {
+			continue
+		}
+		var open, resolved bool
+		switch {
+		case box == boxClosed:
+			resolved = true
+		case journal && sub == "next":
+			open = true
+		case journal && sub == "done":
+			resolved = true
+		case src.Kind == SourceActive:
+			open = box == boxOpen
+		case sectionLevel > 0:
+			if sectionBase < 0 {
+				sectionBase = indent
+			}
+			open = box == boxOpen || indent <= sectionBase
+		}
+		if !open && !resolved {
+			continue
+		}
+		text, tag := cleanFollowup(raw)
+		if len(NormalizeFollowup(text)) == 0 {
+			continue
+		}
+		f := Followup{Text: text, Kind: src.Kind, Path: src.Path, Line: i + 1, Resolved: resolved, Time: when}
+		if !journal {
+			f.Time = fileTime
+		}
+		if !sessionTime.IsZero() {
+			f.Time = sessionTime
+		}
+		switch {
+		case tag != "":
+			f.Project, f.TagFrom = tag, TagExplicit
+		case session != "":
+			f.Project, f.TagFrom = session, TagSession
+		case src.Project != "":
+			f.Project, f.TagFrom = src.Project, TagPath
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// MergeOptions tunes Regenerate.
+type MergeOptions struct {
+	// Section is the todos/progress heading holding follow-ups.
+	Section string
+	// Cap is how many follow-ups the dashboard shows (0: DefaultCap).
+	Cap int
+	// Similarity is the Similarity at or above which two items are one
+	// (0: DefaultSimilarity).
+	Similarity float64
+	// DefaultProject tags items nothing else tags (a single-project
+	// repository's name, or the configured project); "" leaves them
+	// untagged, with a warning.
+	DefaultProject string
+}
+
+func (o MergeOptions) cap() int {
+	if o.Cap <= 0 {
+		return DefaultCap
+	}
+	return o.Cap
+}
+
+func (o MergeOptions) theta() float64 {
+	if o.Similarity <= 0 || o.Similarity > 1 {
+		return DefaultSimilarity
+	}
+	return o.Similarity
+}
+
+// SourceRef names one place a follow-up is written.
+type SourceRef struct {
+	Kind SourceKind `json:"kind"`
+	Path string     `json:"path"`
+	Line int        `json:"line"`
+	Time time.Time  `json:"time,omitzero"`
+}
+
+// Priority is one open follow-up of the dashboard: near-duplicates from
+// every source merged into one.
+type Priority struct {
+	Text    string `json:"text"`
+	Project string `json:"project,omitempty"`
+	// Time is the newest mention's; Kind the highest-priority source's.
+	Time    time.Time   `json:"time,omitzero"`
+	Kind    SourceKind  `json:"kind"`
+	Sources []SourceRef `json:"sources"`
+}
+
+// Line renders the dashboard line: "(project) text — source · source".
+func (p Priority) Line() string {
+	tag := "(untagged)"
+	if p.Project != "" {
+		tag = "(" + p.Project + ")"
+	}
+	var refs []string
+	seen := map[string]bool{}
+	for _, s := range p.Sources {
+		label := s.Path
+		switch s.Kind {
+		case SourceJournal, SourceArchive:
+			label = string(s.Kind)
+			if !s.Time.IsZero() {
+				label += " " + s.Time.Format("2006-01-02")
+			}
+		}
+		if !seen[label] {
+			seen[label] = true
+			refs = append(refs, label)
+		}
+	}
+	if len(refs) > 3 {
+		refs = append(refs[:3], fmt.Sprintf("+%d more", len(refs)-3))
+	}
+	return fmt.Sprintf("%s %s — %s", tag, p.Text, strings.Join(refs, " · "))
+}
+
+// SourceCount is the audit's count for one kind of source.
+type SourceCount struct {
+	Kind     SourceKind `json:"kind"`
+	Files    int        `json:"files"`
+	Open     int        `json:"open"`     // open mentions read
+	Resolved int        `json:"resolved"` // ticked or Done items read
+}
+
+// UntaggedWarning is a follow-up whose project nothing names.
+type UntaggedWarning struct {
+	Text    string `json:"text"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// LostFollowup is a conversation follow-up nothing persisted: skipped by a
+// person, or not routed (no prompt and no decision file).
+type LostFollowup struct {
+	Text   string `json:"text"`
+	Reason string `json:"reason"` // "skipped" or "unrouted"
+	Detail string `json:"detail,omitempty"`
+}
+
+// ConversationAudit counts a transcript's follow-ups.
+type ConversationAudit struct {
+	Transcript string `json:"transcript"`
+	Found      int    `json:"found"`   // follow-ups the keywords caught
+	Durable    int    `json:"durable"` // already in a durable source
+	Orphans    int    `json:"orphans"`
+	Routed     int    `json:"routed"`
+	Skipped    int    `json:"skipped"`
+	Unrouted   int    `json:"unrouted"`
+	Corrupt    int    `json:"corrupt_lines,omitempty"`
+}
+
+// Audit is the persistence audit of a wrap or a regeneration: what each
+// source held, what the dashboard kept, and what may be lost.
+type Audit struct {
+	Sources []SourceCount `json:"sources"`
+	// Open is the number of distinct open follow-ups; Shown of them are on
+	// the dashboard and BeyondCap are only in their sources.
+	Open      int `json:"open"`
+	Shown     int `json:"shown"`
+	BeyondCap int `json:"beyond_cap"`
+	// Resolved counts open mentions dropped as resolved; Merged those
+	// merged into a near-duplicate.
+	Resolved        int                `json:"resolved_dropped"`
+	Merged          int                `json:"duplicates_merged"`
+	Untagged        []UntaggedWarning  `json:"untagged_warnings"`
+	Conversation    *ConversationAudit `json:"conversation,omitempty"`
+	PotentiallyLost []LostFollowup     `json:"potentially_lost"`
+	Warnings        []string           `json:"warnings,omitempty"`
+}
+
+// Dashboard is a regeneration's result: every open follow-up, ordered, the
+// first Shown of which ACTIVE-STATUS.md lists.
+type Dashboard struct {
+	Items []Priority `json:"items"`
+	Shown int        `json:"shown"`
+	Audit Audit      `json:"audit"`
+	// Mentions is every follow-up read, open and resolved: what
+	// conversation extraction checks orphans against.
+	Mentions []Followup `json:"-"`
+	theta    float64
+}
+
+// Regenerate builds the dashboard from durable sources only (never from a
+// previous dashboard): every open follow-up of every source, minus those
+// resolved anywhere (a ticked box or a journal "### Done" item at or above
+// the similarity threshold), near-duplicates merged (see Similarity; pairs
+// are found with similarity.Index, near-linear in the number of items, and merged
+// transitively), ordered by recency (newest mention first) then source
+// priority (journal, actives, todos, progress), then path and line. Items of
+// different projects are never merged or resolved by each other; an
+// untagged item may match any project.
+func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
+	d := Dashboard{theta: opts.theta()}
+	counts := map[SourceKind]*SourceCount{}
+	for _, k := range sourceKinds {
+		counts[k] = &SourceCount{Kind: k}
+	}
+	for _, src := range sources {
+		c := counts[src.Kind]
+		if c == nil {
+			c = &SourceCount{Kind: src.Kind}
+			counts[src.Kind] = c
+		}
+		c.Files++
+		for _, f := range ScanSource(src, opts.Section) {
+			if f.Project == "" && opts.DefaultProject != "" {
+				f.Project, f.TagFrom = opts.DefaultProject, TagDefault
+			}
+			if f.Resolved {
+				c.Resolved++
+			} else {
+				c.Open++
+			}
+			d.Mentions = append(d.Mentions, f)
+		}
+	}
+	for _, k := range sourceKinds {
+		if c := counts[k]; c.Files > 0 {
+			d.Audit.Sources = append(d.Audit.Sources, *c)
+		}
+	}
+	d.Items, d.Audit.Resolved, d.Audit.Merged = merge(d.Mentions, d.theta)
+	d.Shown = min(len(d.Items), opts.cap())
+	d.Audit.Open, d.Audit.Shown, d.Audit.BeyondCap = len(d.Items), d.Shown, len(d.Items)-d.Shown
+	d.Audit.Untagged = []UntaggedWarning{}
+	d.Audit.PotentiallyLost = []LostFollowup{}
+	for _, p := range d.Items {
+		if p.Project == "" {
+			s := p.Sources[0]
+			d.Audit.Untagged = append(d.Audit.Untagged, UntaggedWarning{Text: p.Text, Path: s.Path, Line: s.Line,
+				Message: "no (project) tag, no enclosing \"## Session: <project>\" header and no project in the path; tag it \"(project) …\""})
+		}
+	}
+	return d
+}
+
+// group is the mentions sharing one project and normalised text.
+type group struct {
+	norm     []rune
+	project  string // lower case
+	members  []int  // indexes into mentions
+	resolved bool   // a resolved group (made of resolved mentions)
+}
+
+// merge resolves and deduplicates mentions into ordered priorities; it
+// returns how many open mentions were dropped as resolved and how many were
+// merged into another.
+func merge(mentions []Followup, theta float64) (items []Priority, resolvedDropped, merged int) {
+	// Identical texts of one project collapse first, so a line carried
+	// through fifty journal entries is compared once.
+	var groups []*group
+	byKey := map[string]*group{}
+	for i, f := range mentions {
+		norm := NormalizeFollowup(f.Text)
+		project := strings.ToLower(f.Project)
+		key := fmt.Sprintf("%t\x00%s\x00%s", f.Resolved, project, string(norm))
+		g := byKey[key]
+		if g == nil {
+			g = &group{norm: norm, project: project, resolved: f.Resolved}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.members = append(g.members, i)
+	}
+	idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(groups))}
+	for i, g := range groups {
+		idx.Texts[i] = g.norm
+	}
+	compatible := func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.resolved && b.resolved {
+			return false
+		}
+		return a.project == b.project || a.project == "" || b.project == ""
+	}
+	dropped := make([]bool, len(groups))
+	var openPairs [][2]int
+	idx.Pairs(compatible, func(i, j int) {
+		a, b := groups[i], groups[j]
+		switch {
+		case a.resolved && !b.resolved:
+			dropped[j] = true
+		case b.resolved && !a.resolved:
+			dropped[i] = true
+		default:
+			openPairs = append(openPairs, [2]int{i, j})
+		}
+	})
+	// Resolved groups only ever drop open ones; they are not items.
+	for i, g := range groups {
+		if g.resolved {
+			dropped[i] = true
+		}
+	}
+	// Union-find over the open groups; a cluster keeps the one project its
+	// members name, so an untagged item never bridges two projects.
+	parent := make([]int, len(groups))
+	project := make([]string, len(groups))
+	for i := range parent {
+		parent[i] = i
+		project[i] = groups[i].project
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, p := range openPairs {
+		if dropped[p[0]] || dropped[p[1]] {
+			continue
+		}
+		a, b := find(p[0]), find(p[1])
+		if a == b || (project[a] != "" && project[b] != "" && project[a] != project[b]) {
+			continue
+		}
+		root, child := min(a, b), max(a, b)
+		parent[child] = root
+		if project[root] == "" {
+			project[root] = project[child]
+		}
+	}
+	clusters := map[int][]int{}
+	var roots []int
+	for i, g := range groups {
+		if dropped[i] {
+			if !g.resolved {
+				resolvedDropped += len(g.members)
+			}
+			continue
+		}
+		r := find(i)
+		if clusters[r] == nil {
+			roots = append(roots, r)
+		}
+		clusters[r] = append(clusters[r], g.members...)
+	}
+	for _, r := range roots {
+		ms := clusters[r]
+		merged += len(ms) - 1
+		items = append(items, priorityOf(mentions, ms))
+	}
+	slices.SortStableFunc(items, comparePriorities)
+	return items, resolvedDropped, merged
+}
+
+// byRecency orders by the day (newest first), then source priority, then
+// the exact time (newest first). Days first: "today's items, then
+// yesterday's" is what a dashboard reader scans for, and a file touched
+// again the same day does not reshuffle the list.
+func byRecency(ta, tb time.Time, ka, kb SourceKind) int {
+	if c := dayOf(tb).Compare(dayOf(ta)); c != 0 {
+		return c
+	}
+	if c := ka.rank() - kb.rank(); c != 0 {
+		return c
+	}
+	return tb.Compare(ta)
+}
+
+// dayOf is t's calendar day in its own location.
+func dayOf(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// compareMentions orders mentions by recency and source priority, then
+// path and line.
+func compareMentions(a, b Followup) int {
+	if c := byRecency(a.Time, b.Time, a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return a.Line - b.Line
+}
+
+func priorityOf(mentions []Followup, members []int) Priority {
+	ms := make([]Followup, len(members))
+	for i, m := range members {
+		ms[i] = mentions[m]
+	}
+	slices.SortStableFunc(ms, compareMentions)
+	rep := ms[0]
+	p := Priority{Text: rep.Text, Project: rep.Project, Time: rep.Time, Kind: rep.Kind}
+	for _, m := range ms {
+		if p.Project == "" && m.Project != "" {
+			p.Project = m.Project
+		}
+		if m.Kind.rank() < p.Kind.rank() {
+			p.Kind = m.Kind
+		}
+		p.Sources = append(p.Sources, SourceRef{Kind: m.Kind, Path: m.Path, Line: m.Line, Time: m.Time})
+	}
+	// A tag written on the item beats one derived from where it sits.
+	for _, m := range ms {
+		if m.TagFrom == TagExplicit {
+			p.Project = m.Project
+			break
+		}
+	}
+	return p
+}
+
+func comparePriorities(a, b Priority) int {
+	if c := byRecency(a.Time, b.Time, a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Sources[0].Path, b.Sources[0].Path); c != 0 {
+		return c
+	}
+	if c := a.Sources[0].Line - b.Sources[0].Line; c != 0 {
+		return c
+	}
+	return strings.Compare(a.Text, b.Text)
+}
+
+// ActiveStatusHeading is the first line of ACTIVE-STATUS.md.
+const ActiveStatusHeading = "# Active Status"
+
+// Render writes ACTIVE-STATUS.md. The text depends only on the sources (no
+// clock), so regenerating twice gives the same bytes and concurrent
+// regenerations agree.
+func (d Dashboard) Render() string {
+	var b strings.Builder
+	b.WriteString(ActiveStatusHeading + "\n\n")
+	b.WriteString("<!-- Generated by git-scribe from durable sources only: journal \"### Next\", projects' todos.md and PROGRESS.md \"## Next Session\", actives' open checkboxes. Edits here are overwritten; edit a source, then run `git scribe status regenerate`. -->\n\n")
+	b.WriteString("## Priorities\n\n")
+	if d.Shown == 0 {
+		b.WriteString("No open follow-ups.\n")
+		return b.String()
+	}
+	for _, p := range d.Items[:d.Shown] {
+		b.WriteString("- " + p.Line() + "\n")
+	}
+	if more := len(d.Items) - d.Shown; more > 0 {
+		fmt.Fprintf(&b, "\n%d more open follow-up%s %s only in %s sources (the dashboard shows %d).\n",
+			more, notes.Plural(more), map[bool]string{true: "is", false: "are"}[more == 1], map[bool]string{true: "its", false: "their"}[more == 1], d.Shown)
+	}
+	if n := len(d.Audit.Untagged); n > 0 {
+		fmt.Fprintf(&b, "\n%d follow-up%s untagged: add a \"(project)\" prefix so it can be routed.\n", n, map[bool]string{true: " is", false: "s are"}[n == 1])
+	}
+	return b.String()
+}

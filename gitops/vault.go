@@ -1,0 +1,78 @@
+package gitops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// VaultRef is where scribe keeps its own record (SPEC section 2): bridge
+// notes per branch, the journal and its archive, ACTIVE-STATUS, session
+// records. A history of its own, never checked out, never merged into a
+// branch.
+const VaultRef = "refs/scribe/vault"
+
+// VaultTip returns the commit refs/scribe/vault points at, "" when the
+// vault has no commit yet.
+func (r *Repo) VaultTip(ctx context.Context) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", VaultRef+"^{commit}")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", nil
+		}
+		return "", fmt.Errorf("resolve %s: %w", VaultRef, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// VaultCommit is one commit of the vault's history.
+type VaultCommit struct {
+	SHA      string
+	Subject  string
+	Trailers map[string]string
+}
+
+// VaultLog returns up to n commits of the vault's history from tip, newest
+// first: a walk bounded by commits, never by matches.
+func (r *Repo) VaultLog(ctx context.Context, tip string, n int) ([]VaultCommit, error) {
+	if tip == "" {
+		return nil, nil
+	}
+	out, err := r.Git(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%B%x1e", tip)
+	if err != nil {
+		return nil, fmt.Errorf("read the vault history: %w", err)
+	}
+	var cs []VaultCommit
+	for _, rec := range strings.Split(string(out), "\x1e") {
+		rec = strings.TrimLeft(rec, "\n")
+		f := strings.SplitN(rec, "\x00", 3)
+		if len(f) != 3 {
+			continue
+		}
+		cs = append(cs, VaultCommit{SHA: f[0], Subject: f[1], Trailers: ParseTrailers(f[2])})
+	}
+	return cs, nil
+}
+
+// ListFiles returns the paths of the blobs under dir ("" for all) in a
+// commit's tree.
+func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, error) {
+	if commit == "" {
+		return nil, nil
+	}
+	args := []string{"ls-tree", "-r", "-z", "--name-only", commit}
+	if dir != "" {
+		args = append(args, "--", strings.TrimSuffix(dir, "/")+"/")
+	}
+	out, err := r.Git(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s in %s: %w", dir, commit, err)
+	}
+	var files []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
