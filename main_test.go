@@ -102,6 +102,7 @@ func TestScripts(t *testing.T) {
 			"openaisrv": cmdOpenAIServer,
 			"gitdaemon": cmdGitDaemon,
 			"githttp":   cmdGitHTTP,
+			"killloop":  cmdKillLoop,
 		},
 	})
 }
@@ -286,11 +287,16 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 	return stdout.String()
 }
 
-// gitProgramCondition answers [gitdaemon] and [githttp]: whether git's
+// gitProgramCondition answers [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
+// the slow fault loops run), [bashcompletion] (bash with bash-completion),
+// and [gitdaemon] and [githttp]: whether git's
 // git-daemon and git-http-backend programs are installed (some distributions
 // package them apart from git), so the scripts that serve a remote skip
 // cleanly where they are not.
 func gitProgramCondition(cond string) (bool, error) {
+	if cond == "adversarial" {
+		return os.Getenv(adversarialEnv) != "", nil
+	}
 	if cond == "bashcompletion" {
 		// bash with the bash-completion package, which git's completion needs.
 		_, err := exec.LookPath("bash")

@@ -248,6 +248,22 @@ func TestStaleLocks(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0].Message, "refs/scribe/locks/wrap") || !strings.Contains(got[0].Fix, "update-ref -d") {
 		t.Fatalf("expired lock: got %s", describe(got))
 	}
+	// A live lock whose holder died on this host: flagged, taken over at once.
+	l, err := tr.input("").Repo.Acquire(context.Background(), "bridge", gitops.LockOptions{TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Owner.Boot == "" {
+		return // no /proc here: no holder is ever provably dead
+	}
+	dead := l.Owner
+	dead.PID = 1 << 30
+	h, _ := json.Marshal(dead)
+	tr.Git("update-ref", gitops.LockRefPrefix+"bridge", tr.gitStdin(string(h), "hash-object", "-w", "--stdin"))
+	got = run(t, newStaleLocks(), tr.input(""))
+	if len(got) != 2 || !strings.Contains(got[0].Message+got[1].Message, "refs/scribe/locks/bridge is held by pid 1073741824") {
+		t.Fatalf("dead holder: got %s", describe(got))
+	}
 }
 
 func TestQueuedWrites(t *testing.T) {

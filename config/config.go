@@ -288,7 +288,11 @@ func (l *Loaded) mergeFile(path, origin string) error {
 	for _, k := range names {
 		if _, known := l.Origins[k]; !known {
 			if !l.isSection(k) && !ownedElsewhere(k) {
-				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: unknown setting %q is ignored (git scribe config lists the known ones)", path, k))
+				hint := "git scribe config lists the known ones"
+				if near := l.nearestKey(k); near != "" {
+					hint = "did you mean " + near + "?"
+				}
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%s: unknown setting %q is ignored (%s)", path, k, hint))
 			}
 			continue
 		}
@@ -311,6 +315,42 @@ func (l *Loaded) mergeFile(path, origin string) error {
 // reads (and checks) itself: dispatch: is LoadDispatch's.
 func ownedElsewhere(key string) bool {
 	return key == "dispatch" || strings.HasPrefix(key, "dispatch.")
+}
+
+// nearestKey is the known setting closest to a misspelt key (at most two
+// edits away), or "".
+func (l *Loaded) nearestKey(key string) string {
+	best, bestD := "", 3
+	for k := range l.Origins {
+		if d := editDistance(key, k); d < bestD || d == bestD && k < best {
+			best, bestD = k, d
+		}
+	}
+	if bestD > 2 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // isSection reports whether key names a section of known settings (an empty

@@ -108,9 +108,9 @@ func TestUnknownKeysWarn(t *testing.T) {
 	}
 	got := strings.Join(l.Warnings, "\n")
 	for _, want := range []string{
-		filepath.Join(wt, RepoFile) + `: unknown setting "sync.remote_lok"`,
+		filepath.Join(wt, RepoFile) + `: unknown setting "sync.remote_lok" is ignored (did you mean sync.remote_lock?)`,
 		filepath.Join(wt, RepoFile) + `: unknown setting "pathz.journal"`,
-		user + `: unknown setting "lock_timeot"`,
+		user + `: unknown setting "lock_timeot" is ignored (did you mean lock_timeout?)`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)
