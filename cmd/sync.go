@@ -85,6 +85,9 @@ func runSync(ctx context.Context, f *Factory, o *SyncOptions) error {
 			return &ExitError{Code: ExitFindings, Err: err}
 		}
 	}
+	if err := v.Repo.CheckConfiguredRemote(ctx, remote); err != nil {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("sync: %w", err)}
+	}
 	if ok, err := v.Repo.HasRemote(ctx, remote); err != nil || !ok {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("no remote named %q; add it with git remote add %s URL, or pass --remote", remote, remote)}
 	}

@@ -215,7 +215,12 @@ func startBackground(ctx context.Context, f *Factory, c *cobra.Command, o *WrapO
 		args = append(args, "--"+name+"="+val)
 	}
 	if o.Hook || o.Artifacts == "-" {
-		data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+		read := func() ([]byte, error) { return io.ReadAll(io.LimitReader(stdin, 16<<20)) }
+		if o.Hook {
+			// Bounded: an agent's stdin that never closes cannot block the hook.
+			read = func() ([]byte, error) { return vault.ReadHookInput(stdin, vault.HookInputWait) }
+		}
+		data, err := read()
 		if err != nil {
 			return fmt.Errorf("read stdin for --background: %w", err)
 		}

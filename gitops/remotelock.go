@@ -72,6 +72,13 @@ func (r *Repo) lockNet(ctx context.Context, remote string, op func(context.Conte
 // URL it would make every scribe write send this host's name and pid
 // there. Only remote.<name>.url, which only the user sets, is trusted. The
 // refusal is an *UnreachableError, so the write is queued, never lost.
+// CheckConfiguredRemote refuses a remote that is not configured in the
+// repository's git config (remote.<name>.url): scribe talks only to remotes
+// a person configured, never to a URL from a committed .scribe.yaml.
+func (r *Repo) CheckConfiguredRemote(ctx context.Context, remote string) error {
+	return r.checkLockRemote(ctx, remote)
+}
+
 func (r *Repo) checkLockRemote(ctx context.Context, remote string) error {
 	url := ""
 	if remote != "" && !strings.ContainsAny(remote, " \t\r\n=") {

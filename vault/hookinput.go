@@ -12,7 +12,9 @@ const (
 	// hookInputWait bounds how long `--hook` waits for its JSON when stdin
 	// stays open without sending one (a pipe the agent never closes, a
 	// terminal).
-	hookInputWait = 2 * time.Second
+	hookInputWait = HookInputWait
+	// HookInputWait is hookInputWait, exported.
+	HookInputWait = 2 * time.Second
 	// hookInputMax is the most hook input read (a transcript is passed by
 	// path, never inline).
 	hookInputMax = 16 << 20
@@ -26,6 +28,12 @@ const (
 // The reader goroutine of a stdin that never closes is left blocked in
 // Read: the process exits soon after.
 func readHookInput(r io.Reader, wait time.Duration) ([]byte, error) {
+	return ReadHookInput(r, wait)
+}
+
+// ReadHookInput is readHookInput for callers outside the package (wrap
+// --background hands the hook's JSON to its detached half).
+func ReadHookInput(r io.Reader, wait time.Duration) ([]byte, error) {
 	type chunk struct {
 		data []byte
 		err  error

@@ -304,7 +304,7 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 	// A commit subject can stand in for the hint: it passes the redactor too.
 	p.Summary = v.redact(summarise(hint, ch, files))
 	if p.Modes.Has(notes.ModeJournal) {
-		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(files), Result: result(in, uncommitted),
+		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(v.redactAll(files)), Result: result(in, uncommitted),
 			Notable: v.redact(notable), Tests: v.redact(notes.OneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
 			Next: v.redactAll(in.Next)}
 		if p.Modes.Has(notes.ModeWitness) || in.Witness != "" {
@@ -325,8 +325,9 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 			b.Context = append(b.Context, hint)
 		}
 		if len(files) > 0 {
-			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), listFew(files, 5)))
-			b.Cites = citeable(files, 10, v.managedPaths())
+			// File names pass the redactor too (a token in a file name).
+			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), listFew(v.redactAll(files), 5)))
+			b.Cites = citeable(v.redactAll(files), 10, v.managedPaths())
 		}
 		if in.Loop == "discard" {
 			b.Context = append(b.Context, "The last approach was discarded; see the journal for why.")
@@ -342,7 +343,7 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 				}
 			}
 			paths = append(paths, ch.Untracked...)
-			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", listFew(dedup(paths), 4)))
+			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", listFew(v.redactAll(dedup(paths)), 4)))
 		}
 		p.Bridge = &b
 	}
