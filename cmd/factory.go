@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/dispatch"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/memory"
 	"github.com/git-scribe/git-scribe/secrets"
@@ -130,6 +131,9 @@ func (f *Factory) Vault(ctx context.Context) (*vault.Vault, error) {
 		}
 		rep := st.LandPending(ctx)
 		return rep.Landed, rep.Reason, rep.Warns
+	}, dispatch.KindDispatch: func(ctx context.Context) (int, string, []string) {
+		// Landing writes what the agents made before; it calls no agent.
+		return dispatch.New(dispatch.Options{Repo: r, Config: c.Config, Env: f.Env, Redact: redact}).LandPending(ctx)
 	}}
 	return v, nil
 }

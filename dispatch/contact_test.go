@@ -502,3 +502,36 @@ func TestBrokenOverrideSkipsCard(t *testing.T) {
 		t.Fatalf("unknown card: %v", err)
 	}
 }
+
+// The one queue's landing lands a deferred pass with no agent call: any
+// synchronous scribe command (through the vault's landers), not only
+// dispatch run.
+func TestDeferredPassLandsWithoutAnAgent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := vaultRepo(t, fixture)
+	gitRun(t, r.WorkTree, "checkout", "-q", "--detach")
+	s := &stub{}
+	d := newDispatcher(r, nil, s, nil)
+	if rep, err := d.Run(ctx); err != nil || rep.Status != "queued" {
+		t.Fatalf("run on a detached HEAD: %+v %v", rep, err)
+	}
+	if n, waiting, _ := d.LandPending(ctx); n != 0 || !strings.Contains(waiting, "detached") {
+		t.Fatalf("landing while still detached = %d, %q; want it to wait, saying why", n, waiting)
+	}
+	gitRun(t, r.WorkTree, "checkout", "-q", "main")
+	calls := s.calls()
+	n, waiting, warns := d.LandPending(ctx)
+	if n != 1 || waiting != "" || s.calls() != calls {
+		t.Fatalf("LandPending = %d, %q, %q (%d agent calls)", n, waiting, warns, s.calls()-calls)
+	}
+	if got := len(strings.Fields(gitRun(t, r.WorkTree, "show", "--name-only", "--format=", "HEAD"))); got != 5 {
+		t.Fatalf("the landing commit has %d files, want 5", got)
+	}
+	if q, _ := r.Queued(); len(q) != 0 {
+		t.Fatalf("%d records left in the queue", len(q))
+	}
+	if rep, _ := d.Run(ctx); rep.Status != "nothing" {
+		t.Fatalf("a run after the landing: %+v", rep)
+	}
+}

@@ -136,3 +136,40 @@ func (d *Dispatcher) removePending(l pendingList) {
 	}
 	d.o.Repo.Dequeue(items)
 }
+
+// LandPending lands the deferred passes made on this branch, and nothing
+// else: no plan, no agent run. It is dispatch's lander for the one queue,
+// so any synchronous scribe command lands them, not only dispatch run.
+func (d *Dispatcher) LandPending(ctx context.Context) (landed int, waiting string, warns []string) {
+	lk, err := d.o.Repo.Acquire(ctx, "dispatch-pass", gitops.LockOptions{Timeout: 3 * time.Second, TTL: time.Hour, Purpose: "dispatch landing"})
+	if err != nil {
+		return 0, "another dispatch pass is running", nil
+	}
+	defer lk.Release(context.WithoutCancel(ctx))
+	pend, err := d.loadPending()
+	if err != nil || len(pend) == 0 {
+		if err != nil {
+			warns = append(warns, err.Error())
+		}
+		return 0, "", warns
+	}
+	rep := RunReport{Landed: []Landed{}}
+	packsRead := map[string]string{}
+	for _, p := range pend {
+		for pk, sha := range p.Packs {
+			packsRead[pk] = sha
+		}
+		rep.Landed = append(rep.Landed, p.Landed...)
+	}
+	res, skipped, err := d.land(ctx, pend.files(), packsRead, d.ledger(rep, len(pend)), rep)
+	warns = append(append(warns, skipped...), res.Warnings...)
+	var de *gitops.DeferredError
+	if errors.As(err, &de) {
+		return 0, de.Reason, warns
+	}
+	if err != nil {
+		return 0, err.Error(), warns
+	}
+	d.removePending(pend)
+	return len(pend), "", warns
+}

@@ -223,16 +223,24 @@ type RouteReport struct {
 // When the commit cannot be made now, the person's choices are queued under
 // the git dir (principle 3) and the next synchronous command lands them.
 func (v *Vault) RouteFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
-	rep, err := v.routeFollowups(ctx, assigns)
+	rep, err := v.routeFollowups(ctx, assigns, "")
 	if err != nil || rep.Status != "deferred" {
 		return rep, err
 	}
-	if _, err := v.Repo.Enqueue(KindRoute, rep.Reason, assigns); err != nil {
+	head, _ := v.Repo.Head(ctx)
+	if _, err := v.Repo.Enqueue(KindRoute, rep.Reason, queuedRoute{Branch: head.Ref, Assigns: assigns}); err != nil {
 		return rep, fmt.Errorf("%s, and queueing the routing failed: %w", rep.Reason, err)
 	}
 	rep.Status = "queued"
 	rep.Reason += "; your choices are queued and the next git scribe command lands them"
 	return rep, nil
+}
+
+// queuedRoute is a person's routing that waits in the queue: it lands only
+// on the branch it was made on.
+type queuedRoute struct {
+	Branch  string                 `json:"branch,omitempty"`
+	Assigns []followups.Assignment `json:"assigns"`
 }
 
 // LandQueuedRoutes lands routing choices queued by RouteFollowups, oldest
@@ -243,12 +251,15 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 		if it.Kind != KindRoute {
 			continue
 		}
-		var assigns []followups.Assignment
-		if err := json.Unmarshal(it.Payload, &assigns); err != nil {
-			warns = append(warns, fmt.Sprintf("queued routing %s is unreadable and was left in place: %v", it.ID, err))
-			continue
+		var q queuedRoute
+		if err := json.Unmarshal(it.Payload, &q); err != nil {
+			// Earlier versions queued the bare list.
+			if err := json.Unmarshal(it.Payload, &q.Assigns); err != nil {
+				warns = append(warns, fmt.Sprintf("queued routing %s is unreadable and was left in place: %v", it.ID, err))
+				continue
+			}
 		}
-		rep, err := v.routeFollowups(ctx, assigns)
+		rep, err := v.routeFollowups(ctx, q.Assigns, q.Branch)
 		if err != nil {
 			warns = append(warns, "queued routing: "+err.Error())
 			return landed, warns
@@ -264,7 +275,7 @@ func (v *Vault) LandQueuedRoutes(ctx context.Context) (landed int, warns []strin
 	return landed, warns
 }
 
-func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignment) (RouteReport, error) {
+func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignment, branch string) (RouteReport, error) {
 	rep := RouteReport{Routed: []followups.Assignment{}, Skipped: []followups.Assignment{}}
 	byPath := map[string][]followups.Assignment{}
 	var paths []string
@@ -314,6 +325,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 	if len(branchPaths) > 0 {
 		req := gitops.CommitRequest{
 			Paths:       branchPaths,
+			Branch:      branch,
 			Locks:       []string{LockFollowups},
 			LockOptions: v.lockOptions("route follow-ups"),
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
