@@ -32,9 +32,9 @@ type Change struct {
 	// Personal marks a file that is the user's alone (git-ignored): the
 	// suggested git add leaves it out.
 	Personal bool `json:"personal,omitempty"`
-	after     []byte
-	mode   fs.FileMode
-	apply  func() error
+	after    []byte
+	mode     fs.FileMode
+	apply    func() error
 }
 
 // Plan is everything init would do; Unchanged lists what is already set up.
