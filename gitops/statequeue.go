@@ -98,6 +98,7 @@ func (r *Repo) DeferUnwritable(err error) error {
 	if errors.As(err, &de) {
 		return err
 	}
-	return &DeferredError{Reason: fmt.Sprintf("the git dir %s cannot be written (%v); the write is queued under %s and lands at the next git scribe command that can write",
-		r.CommonDir, err, r.StateQueueDir())}
+	why, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n") // git's stderr runs on with a fatal: line
+	return &DeferredError{Reason: fmt.Sprintf("the git dir %s cannot be written (%s); the write is queued under %s and lands at the next git scribe command that can write",
+		r.CommonDir, why, r.StateQueueDir())}
 }
