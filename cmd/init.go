@@ -26,10 +26,7 @@ func newInitCmd(f *Factory) *cobra.Command {
 
   .scribe.yaml                          documented defaults (never rewritten once it exists)
   .gitignore                            a marked block for interrupted-write temp files
-  .gitattributes                        merge=union for the journal files
   .claude/sonmat/                       the vault directory
-  merge.union.driver                    journal entries merged whole (git's line-level
-                                        union interleaves entries that share lines)
   remote.origin.fetch                   +refs/scribe/*:refs/scribe/remotes/origin/* (when origin
                                         exists): plain git fetch tracks the remote's scribe refs;
                                         no push refspec (it would change what plain git push
@@ -39,7 +36,7 @@ func newInitCmd(f *Factory) *cobra.Command {
                                         git scribe bridge --hook, Stop → git scribe wrap --hook,
                                         SessionEnd → git scribe wrap --hook --session-end with a
                                         30 s timeout (Claude Code's default SessionEnd budget is 1.5 s)
-                 CLAUDE.md              a "## Memory index" section importing the memory index
+                 CLAUDE.md              a "## Memory index (git-scribe)" section importing the memory index
                                         (@.claude/memory/MEMORY.md), so memories reach the agent
   --agent claude .claude/settings.local.json
     --local                             the same hooks in Claude Code's personal, git-ignored
@@ -60,8 +57,8 @@ Hooks written by earlier versions are upgraded in place.
 
 It merges into what is there (keys, hooks and key order in settings.json and
 hooks.json are kept), never overwrites a person's content, and is idempotent:
-a second run changes nothing and says so. Nothing is committed: review the changes and
-commit them yourself.`,
+a second run changes nothing and says so. Nothing is committed: review the
+changes and commit them yourself.`,
 		Example: `  git scribe init --agent claude --hooks --ci github
   git scribe init --agent claude --local
   git scribe init --agent codex --hooks
