@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -156,5 +157,45 @@ func TestDeferUnwritable(t *testing.T) {
 	}
 	if r.DeferUnwritable(nil) != nil {
 		t.Error("DeferUnwritable(nil) != nil")
+	}
+}
+
+// TestStateQueueUnderAReadOnlyGitDir runs Enqueue and RecordOnce in a
+// process that sees the git dir through a read-only bind mount (a user and
+// mount namespace: chmod stops nothing for root), as Codex's sandbox does.
+func TestStateQueueUnderAReadOnlyGitDir(t *testing.T) {
+	if err := exec.Command("unshare", "-rm", "true").Run(); err != nil {
+		t.Skipf("no user and mount namespaces here (unshare -rm: %v)", err)
+	}
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	tr := newRepo(t)
+	r := tr.open()
+	h := helperCmd(t, "enqueue", "GITOPS_REPO="+tr.Dir, "GITOPS_ID=1", "XDG_STATE_HOME="+state)
+	cmd := exec.Command("unshare", append([]string{"-rm", "sh", "-c",
+		`mount --bind -o ro "$0" "$0" && touch "$0/probe" 2>/dev/null && { echo "mount is writable" >&2; exit 9; }; exec "$@"`,
+		r.CommonDir}, h.Args...)...)
+	cmd.Path, _ = exec.LookPath("unshare")
+	cmd.Env = h.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper under a read-only git dir: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(r.QueueDir()); err == nil {
+		t.Errorf("the read-only git dir got a queue: %s", r.QueueDir())
+	}
+	items, err := r.Queued()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("Queued = %+v, %v; want the two records from the state queue", items, err)
+	}
+	for _, it := range items {
+		if !strings.HasPrefix(it.path, r.StateQueueDir()) {
+			t.Errorf("%s is at %s, not in the state queue", it.ID, it.path)
+		}
+	}
+	if err := r.Dequeue(items); err != nil {
+		t.Fatal(err)
+	}
+	if rest, err := r.Queued(); err != nil || len(rest) != 0 {
+		t.Errorf("after Dequeue = %+v, %v", rest, err)
 	}
 }
