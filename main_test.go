@@ -287,7 +287,8 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 	return stdout.String()
 }
 
-// gitProgramCondition answers [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
+// gitProgramCondition answers [readonlymount] (unshare can bind-mount
+// read-only), [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
 // the slow fault loops run), [bashcompletion] (bash with bash-completion),
 // and [gitdaemon] and [githttp]: whether git's
 // git-daemon and git-http-backend programs are installed (some distributions
@@ -296,6 +297,11 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 func gitProgramCondition(cond string) (bool, error) {
 	if cond == "adversarial" {
 		return os.Getenv(adversarialEnv) != "", nil
+	}
+	if cond == "readonlymount" {
+		// A read-only bind mount in a user namespace (unshare -rm), to give
+		// a script a git dir it cannot write, even as root.
+		return exec.Command("unshare", "-rm", "sh", "-c", "mount --bind -o ro / / 2>/dev/null || mount --bind -o ro /tmp /tmp").Run() == nil, nil
 	}
 	if cond == "bashcompletion" {
 		// bash with the bash-completion package, which git's completion needs.

@@ -26,28 +26,42 @@ func newInitCmd(f *Factory) *cobra.Command {
 
   .scribe.yaml                          documented defaults (never rewritten once it exists)
   .gitignore                            a marked block for interrupted-write temp files
-  .gitattributes                        merge=union for the journal files
   .claude/sonmat/                       the vault directory
-  merge.union.driver                    journal entries merged whole (git's line-level
-                                        union interleaves entries that share lines)
   remote.origin.fetch                   +refs/scribe/*:refs/scribe/remotes/origin/* (when origin
                                         exists): plain git fetch tracks the remote's scribe refs;
                                         no push refspec (it would change what plain git push
                                         pushes): git scribe sync publishes them
   --hooks        post-commit hook       where git looks (core.hooksPath, Husky), chaining yours
-  --agent claude .claude/settings.json  SessionStart → git scribe bridge --hook,
-                                        Stop → git scribe wrap --hook,
-                                        SessionEnd → git scribe wrap --hook --session-end
-  --agent codex  AGENTS.md              a marked section telling Codex to bridge and wrap
+  --agent claude .claude/settings.json  SessionStart (every source, compact included) →
+                                        git scribe bridge --hook, Stop → git scribe wrap --hook,
+                                        SessionEnd → git scribe wrap --hook --session-end with a
+                                        30 s timeout (Claude Code's default SessionEnd budget is 1.5 s)
+                 CLAUDE.md              a "## Memory index (git-scribe)" section importing the memory index
+                                        (@.claude/memory/MEMORY.md), so memories reach the agent
+  --agent claude .claude/settings.local.json
+    --local                             the same hooks in Claude Code's personal, git-ignored
+                                        settings file (and its line in the .gitignore block)
+  --agent codex  .codex/hooks.json      SessionStart → git scribe bridge --hook, Stop → git scribe
+                                        wrap --hook (Codex has no SessionEnd); Codex runs it in a
+                                        trusted project with hooks enabled (older Codex:
+                                        [features] codex_hooks = true in ~/.codex/config.toml)
+                 AGENTS.md              a marked section: the memory index, and bridge/wrap by hand
+                                        for Codex versions without hooks
   --ci github    .github/workflows/scribe-check.yml
   --mcp          .mcp.json              (with --agent claude) the git-scribe MCP server:
                                         git scribe mcp
 
-It merges into what is there (keys, hooks and key order in settings.json are
-kept), never overwrites a person's content, and is idempotent: a second run
-changes nothing and says so. Nothing is committed: review the changes and
-commit them yourself.`,
+Every hook command is guarded: on a machine without git-scribe it does
+nothing and exits 0 (` + "`! command -v git-scribe >/dev/null 2>&1 || git scribe …`" + `).
+Hooks written by earlier versions are upgraded in place.
+
+It merges into what is there (keys, hooks and key order in settings.json and
+hooks.json are kept), never overwrites a person's content, and is idempotent:
+a second run changes nothing and says so. Nothing is committed: review the
+changes and commit them yourself.`,
 		Example: `  git scribe init --agent claude --hooks --ci github
+  git scribe init --agent claude --local
+  git scribe init --agent codex --hooks
   git scribe init --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runInit(c.Context(), f, o) },
@@ -55,6 +69,7 @@ commit them yourself.`,
 	c.Flags().StringVar(&o.Agent, "agent", "none", "agent to wire: claude, codex or none")
 	c.Flags().BoolVar(&o.Hooks, "hooks", false, "install the post-commit hook")
 	c.Flags().StringVar(&o.CI, "ci", "", "write a CI workflow: github")
+	c.Flags().BoolVar(&o.Local, "local", false, "with --agent claude: write the hooks to the personal, git-ignored .claude/settings.local.json")
 	c.Flags().BoolVar(&o.MCP, "mcp", false, "register git scribe mcp in the agent's project MCP config (.mcp.json for claude)")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the plan; change nothing")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the plan as JSON")
@@ -88,7 +103,7 @@ func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
 	}
 	if o.JSON {
 		return printJSON(f.IO, map[string]any{"dry_run": o.DryRun, "changes": nonNilChanges(plan.Changes),
-			"unchanged": plan.Unchanged, "warnings": plan.Warnings})
+			"unchanged": plan.Unchanged, "warnings": plan.Warnings, "notes": plan.Notes})
 	}
 	out := f.IO.Out
 	for _, w := range plan.Warnings {
@@ -104,11 +119,14 @@ func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
 	}
 	var files []string
 	for _, c := range plan.Changes {
-		if c.Action == "create" || c.Action == "update" {
+		if (c.Action == "create" || c.Action == "update") && !c.Personal {
 			if !strings.HasSuffix(c.Path, "/") {
 				files = append(files, c.Path)
 			}
 		}
+	}
+	for _, n := range plan.Notes {
+		fmt.Fprintln(out, "note: "+n)
 	}
 	if !o.DryRun && len(files) > 0 {
 		fmt.Fprintf(out, "\nnothing was committed; review, then: git add %s && git commit -m \"Set up git-scribe\" -- %s\n", strings.Join(files, " "), strings.Join(files, " "))

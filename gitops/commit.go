@@ -214,7 +214,9 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		// killed holding it): queue rather than fail — nothing is lost.
 		return res, &DeferredError{Reason: le.Error()}
 	}
-	return res, err
+	// A read-only or full git dir (an agent's sandbox): queue in the state
+	// dir, land at the next command that can write (principle 4).
+	return res, r.DeferUnwritable(err)
 }
 
 // checkBranchState is checkState for a branch write meant for branch

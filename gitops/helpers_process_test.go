@@ -49,6 +49,18 @@ func runHelper(name string) int {
 		}
 		time.Sleep(10 * time.Minute)
 		return helperFailed
+	case "enqueue":
+		// Queue one record of each kind: run with the git dir mounted
+		// read-only, they must go to the state queue.
+		if _, err := r.Enqueue("plan", "read-only git dir", map[string]string{"id": id}); err != nil {
+			fmt.Fprintln(os.Stderr, "helper enqueue:", err)
+			return helperFailed
+		}
+		if ok, err := r.RecordOnce("commit", "c0ffee"+id, map[string]string{"sha": "c0ffee" + id}); err != nil || !ok {
+			fmt.Fprintln(os.Stderr, "helper record:", ok, err)
+			return helperFailed
+		}
+		return helperOK
 	case "lock":
 		// Append to a shared file non-atomically: read, sleep, write. Only
 		// mutual exclusion keeps every line.

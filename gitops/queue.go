@@ -36,6 +36,8 @@ type QueueItem struct {
 func (r *Repo) QueueDir() string { return filepath.Join(r.ScribeDir(), "queue") }
 
 // Enqueue stores a record durably (temp file, fsync, rename) and returns it.
+// When the git dir cannot be written (a read-only sandbox) the record goes
+// to the state queue (StateQueueDir) instead; Queued lists both.
 func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
 	body, err := r.queuePayload(payload)
 	if err != nil {
@@ -50,13 +52,23 @@ func (r *Repo) Enqueue(kind, reason string, payload any) (QueueItem, error) {
 	it := QueueItem{ID: fmt.Sprintf("%d-%d-%s", now.UnixNano(), os.Getpid(), hex.EncodeToString(b)),
 		Kind: kind, Created: now.UTC(), Reason: reason, Payload: body}
 	data, _ := json.Marshal(it)
-	dir := r.QueueDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	write := func(dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		it.path = filepath.Join(dir, it.ID+".json")
+		return WriteFileAtomic(it.path, data)
 	}
-	it.path = filepath.Join(dir, it.ID+".json")
-	if err := WriteFileAtomic(it.path, data); err != nil {
-		return QueueItem{}, fmt.Errorf("queue %s: %w", kind, err)
+	gerr := write(r.QueueDir())
+	if gerr == nil {
+		return it, nil
+	}
+	dir, serr := r.prepareStateQueue()
+	if serr == nil {
+		serr = write(dir)
+	}
+	if serr != nil {
+		return QueueItem{}, fmt.Errorf("queue %s: %w (and in the state queue %s: %v)", kind, gerr, r.StateQueueDir(), serr)
 	}
 	return it, nil
 }
@@ -116,39 +128,71 @@ func (r *Repo) RecordOnce(kind, key string, payload any) (bool, error) {
 	now := time.Now()
 	it := QueueItem{ID: fmt.Sprintf("%d-%s-%s", now.UnixNano(), kind, key), Kind: kind, Created: now.UTC(), Payload: body}
 	data, _ := json.Marshal(it)
-	dir := r.QueueDir()
+	name := "k-" + kind + "-" + key + ".json"
+	for _, dir := range []string{r.QueueDir(), r.StateQueueDir()} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return false, nil
+		}
+	}
+	created, gerr := linkOnce(r.QueueDir(), name, key, data)
+	if gerr == nil {
+		return created, nil
+	}
+	dir, serr := r.prepareStateQueue()
+	if serr == nil {
+		created, serr = linkOnce(dir, name, key, data)
+	}
+	if serr != nil {
+		return false, fmt.Errorf("queue %s: %w (and in the state queue %s: %v)", kind, gerr, r.StateQueueDir(), serr)
+	}
+	return created, nil
+}
+
+// linkOnce writes dir/name exclusively: false without error when it exists.
+func linkOnce(dir, name, key string, data []byte) (bool, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("queue %s: %w", kind, err)
+		return false, err
 	}
-	final := filepath.Join(dir, "k-"+kind+"-"+key+".json")
-	if _, err := os.Lstat(final); err == nil {
-		return false, nil
-	}
+	final := filepath.Join(dir, name)
 	tmp := filepath.Join(dir, fmt.Sprintf(".tmp-%d-%s", os.Getpid(), key))
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
-		return false, fmt.Errorf("queue %s: %w", kind, err)
+		return false, err
 	}
 	_, werr := f.Write(data)
 	serr := f.Sync()
 	cerr := f.Close()
 	defer os.Remove(tmp)
 	if err := errors.Join(werr, serr, cerr); err != nil {
-		return false, fmt.Errorf("queue %s: %w", kind, err)
+		return false, err
 	}
 	if err := os.Link(tmp, final); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return false, nil
 		}
-		return false, fmt.Errorf("queue %s: %w", kind, err)
+		return false, err
 	}
 	return true, nil
 }
 
-// Queued returns every waiting record, oldest first. Unreadable records are
-// reported, never deleted.
+// Queued returns every waiting record, oldest first: the git dir's queue
+// and the state queue (records written while the git dir could not be
+// written). Unreadable records are reported, never deleted.
 func (r *Repo) Queued() ([]QueueItem, error) {
-	ents, err := os.ReadDir(r.QueueDir())
+	items, err := readQueueDir(r.QueueDir())
+	more, serr := readQueueDir(r.StateQueueDir())
+	items = append(items, more...)
+	sort.Slice(items, func(i, j int) bool {
+		if !items[i].Created.Equal(items[j].Created) {
+			return items[i].Created.Before(items[j].Created)
+		}
+		return items[i].ID < items[j].ID
+	})
+	return items, errors.Join(err, serr)
+}
+
+func readQueueDir(dir string) ([]QueueItem, error) {
+	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -162,7 +206,7 @@ func (r *Repo) Queued() ([]QueueItem, error) {
 		if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
 			continue
 		}
-		p := filepath.Join(r.QueueDir(), name)
+		p := filepath.Join(dir, name)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			bad = append(bad, name)
@@ -197,14 +241,8 @@ func (r *Repo) Queued() ([]QueueItem, error) {
 		it.path = p
 		items = append(items, it)
 	}
-	sort.Slice(items, func(i, j int) bool {
-		if !items[i].Created.Equal(items[j].Created) {
-			return items[i].Created.Before(items[j].Created)
-		}
-		return items[i].ID < items[j].ID
-	})
 	if len(bad) > 0 {
-		return items, fmt.Errorf("unreadable queue records left in place in %s: %s", r.QueueDir(), strings.Join(bad, ", "))
+		return items, fmt.Errorf("unreadable queue records left in place in %s: %s", dir, strings.Join(bad, ", "))
 	}
 	return items, nil
 }

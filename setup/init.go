@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -20,6 +21,7 @@ type Options struct {
 	Hooks bool   // install the post-commit hook
 	CI    string // github or ""
 	MCP   bool   // register `git scribe mcp` in the agent's project MCP config
+	Local bool   // claude: write the personal .claude/settings.local.json
 }
 
 // Change is one step of the plan.
@@ -27,9 +29,12 @@ type Change struct {
 	Path   string `json:"path"`
 	Action string `json:"action"` // create, update, config, hook
 	What   string `json:"what"`
-	after  []byte
-	mode   fs.FileMode
-	apply  func() error
+	// Personal marks a file that is the user's alone (git-ignored): the
+	// suggested git add leaves it out.
+	Personal bool `json:"personal,omitempty"`
+	after    []byte
+	mode     fs.FileMode
+	apply    func() error
 }
 
 // Plan is everything init would do; Unchanged lists what is already set up.
@@ -37,17 +42,14 @@ type Plan struct {
 	Changes   []Change `json:"changes"`
 	Unchanged []string `json:"unchanged"`
 	Warnings  []string `json:"warnings,omitempty"`
+	Notes     []string `json:"notes,omitempty"` // what the user should know about a change
 	repo      *gitops.Repo
 	hooks     bool
 	hasOrigin bool
 	ctx       context.Context
 }
 
-// Hook commands written into agent configurations.
 const (
-	BridgeHookCmd     = "git scribe bridge --hook"
-	StopHookCmd       = "git scribe wrap --hook"
-	SessionEndHookCmd = "git scribe wrap --hook --session-end"
 	// ScribeRefspec makes plain `git fetch` bring the remote's scribe refs
 	// into a tracking namespace of their own, refs/scribe/remotes/<remote>/
 	// (gitops.ScribeFetchRefspec): a fetch never overwrites local refs (the
@@ -64,7 +66,7 @@ const (
 
 // Build computes the plan without writing anything.
 func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*Plan, error) {
-	p := &Plan{repo: r, hooks: o.Hooks, ctx: ctx, Changes: []Change{}, Unchanged: []string{}, Warnings: []string{}}
+	p := &Plan{repo: r, hooks: o.Hooks, ctx: ctx, Changes: []Change{}, Unchanged: []string{}, Warnings: []string{}, Notes: []string{}}
 	switch o.Agent {
 	case "", "none", "claude", "codex":
 	default:
@@ -75,12 +77,16 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 	default:
 		return nil, fmt.Errorf("unknown CI %q: use github", o.CI)
 	}
+	if o.Local && o.Agent != "claude" {
+		return nil, fmt.Errorf("--local writes Claude Code's .claude/settings.local.json: use it with --agent claude")
+	}
+	memoryIndex := path.Join(strings.TrimSuffix(cfg.Paths.MemoryDir, "/"), "MEMORY.md")
 	steps := []func() error{
 		func() error {
 			return p.file(config.RepoFile, func(cur []byte, ok bool) ([]byte, string) { return scribeYAML(cur, ok) })
 		},
 		func() error {
-			return p.file(".gitignore", func(cur []byte, ok bool) ([]byte, string) { return gitignore(cur, cfg.Paths) })
+			return p.file(".gitignore", func(cur []byte, ok bool) ([]byte, string) { return gitignore(cur, cfg.Paths, o.Local) })
 		},
 		func() error { return p.vaultDir(filepath.Dir(cfg.Paths.Journal)) },
 		p.refspec,
@@ -90,10 +96,11 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 		steps = append(steps, p.hook)
 	}
 	if o.Agent == "claude" {
-		steps = append(steps, func() error { return p.file(".claude/settings.json", claudeSettings) })
+		steps = append(steps, func() error { return p.claudeSettings(o.Local) },
+			func() error { return p.file(cfg.Paths.ClaudeMD, claudeMD(cfg.Paths.ClaudeMD, memoryIndex)) })
 	}
 	if o.Agent == "codex" {
-		steps = append(steps, func() error { return p.file("AGENTS.md", agentsMD) })
+		steps = append(steps, p.codexHooks, func() error { return p.file("AGENTS.md", agentsMD(memoryIndex)) })
 	}
 	if o.CI == "github" {
 		steps = append(steps, func() error { return p.file(".github/workflows/scribe-check.yml", workflow) })
@@ -138,6 +145,56 @@ func (p *Plan) file(rel string, edit func(cur []byte, ok bool) ([]byte, string))
 	p.Changes = append(p.Changes, Change{Path: rel, Action: action, What: what, after: next, mode: 0o644,
 		apply: func() error { return gitops.WriteFileAtomic(abs, next) }})
 	return nil
+}
+
+// ClaudeLocalSettings is Claude Code's personal settings file: Claude Code
+// git-ignores it, and so does init's .gitignore block.
+const ClaudeLocalSettings = ".claude/settings.local.json"
+
+// claudeSettings plans the hooks in .claude/settings.json, or with local in
+// the personal settings.local.json (never suggested for a commit).
+func (p *Plan) claudeSettings(local bool) error {
+	rel, other := ".claude/settings.json", ClaudeLocalSettings
+	if local {
+		rel, other = other, rel
+	}
+	if err := p.file(rel, claudeSettings); err != nil {
+		return err
+	}
+	if abs, err := p.repo.Abs(other); err == nil {
+		if data, err := os.ReadFile(abs); err == nil && hasScribeHooks(data) {
+			p.Warnings = append(p.Warnings, other+" also runs scribe's hooks; Claude Code merges both files, so keep them in one")
+		}
+	}
+	if local {
+		p.markPersonal(rel)
+	}
+	return nil
+}
+
+// codexHooks plans .codex/hooks.json and says what Codex needs to run it.
+func (p *Plan) codexHooks() error {
+	const rel = ".codex/hooks.json"
+	if err := p.file(rel, codexHooksJSON); err != nil {
+		return err
+	}
+	for _, c := range p.Changes {
+		if c.Path == rel {
+			p.Notes = append(p.Notes, "Codex runs "+rel+" in a trusted project with hooks enabled: on by default in current Codex "+
+				"([features] hooks = false turns them off); older versions need [features] codex_hooks = true in ~/.codex/config.toml. "+
+				"Codex has no SessionEnd hook: the next git scribe command finalises the session.")
+		}
+	}
+	return nil
+}
+
+func (p *Plan) markPersonal(rel string) {
+	for i := range p.Changes {
+		if p.Changes[i].Path == rel {
+			p.Changes[i].Personal = true
+			p.Notes = append(p.Notes, rel+" is personal (git-ignored): it is not for committing")
+		}
+	}
 }
 
 func (p *Plan) vaultDir(rel string) error {

@@ -2,7 +2,6 @@ package setup
 
 import (
 	"bytes"
-	"fmt"
 	"path"
 	"strings"
 
@@ -72,7 +71,8 @@ const (
 
 // gitignoreBlock ignores the temp files an interrupted atomic write can
 // leave next to each vault file (renameio names them ".<name><digits>").
-func gitignoreBlock(paths config.Paths) string {
+// With local the block also ignores Claude Code's personal settings file.
+func gitignoreBlock(paths config.Paths, local bool) string {
 	var b strings.Builder
 	b.WriteString(blockBegin + "\n# the working-tree view of refs/scribe/vault (scribe renders it; edit through git scribe)\n")
 	for _, p := range []string{paths.BridgeNote, paths.Journal, paths.JournalArchive, paths.ActiveStatus} {
@@ -91,6 +91,9 @@ func gitignoreBlock(paths config.Paths) string {
 		}
 	}
 	b.WriteString("/" + strings.TrimSuffix(paths.MemoryDir, "/") + "/**/.*.md[0-9]*\n")
+	if local {
+		b.WriteString("# Claude Code's personal settings (git scribe init --local wrote its hooks there)\n/" + ClaudeLocalSettings + "\n")
+	}
 	b.WriteString(blockEnd + "\n")
 	return b.String()
 }
@@ -108,9 +111,12 @@ func appendBlock(cur []byte, block string) []byte {
 	return b.Bytes()
 }
 
-func gitignore(cur []byte, paths config.Paths) ([]byte, string) {
-	block := gitignoreBlock(paths)
+func gitignore(cur []byte, paths config.Paths, local bool) ([]byte, string) {
+	block := gitignoreBlock(paths, local)
 	if i := bytes.Index(cur, []byte(blockBegin)); i >= 0 {
+		if !local && bytes.Contains(cur[i:], []byte("\n/"+ClaudeLocalSettings+"\n")) {
+			block = gitignoreBlock(paths, true) // an earlier --local run's line stays
+		}
 		// An earlier version's block: replace it whole, keep everything else.
 		j := bytes.Index(cur[i:], []byte(blockEnd))
 		if j < 0 {
@@ -150,98 +156,6 @@ func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
 		return append(out, block...), "merge=union for the journal files"
 	}
 	return appendBlock(cur, block), "merge=union for the journal files"
-}
-
-// claudeSettings merges scribe's hooks into .claude/settings.json, keeping
-// every existing key, hook and the key order.
-func claudeSettings(cur []byte, ok bool) ([]byte, string) {
-	root := &jvalue{isObj: true}
-	if ok && len(bytes.TrimSpace(cur)) > 0 {
-		v, err := parseJSON(cur)
-		if err != nil {
-			return nil, fmt.Sprintf("warning: not valid JSON (%v), left alone; fix it or add the hooks by hand (see git scribe init --help)", err)
-		}
-		if !v.isObj {
-			return nil, "warning: not a JSON object, left alone; add the hooks by hand (see git scribe init --help)"
-		}
-		root = v
-	}
-	hooks := root.get("hooks")
-	if hooks == nil {
-		hooks = &jvalue{isObj: true}
-		root.set("hooks", hooks)
-	} else if !hooks.isObj {
-		return nil, `warning: "hooks" is not an object, left alone`
-	}
-	added := 0
-	for _, h := range []struct{ event, matcher, command string }{
-		{"SessionStart", "startup|resume|clear|compact", BridgeHookCmd},
-		{"Stop", "", StopHookCmd},
-		{"SessionEnd", "", SessionEndHookCmd},
-	} {
-		list := hooks.get(h.event)
-		if list == nil {
-			list = &jvalue{isArr: true}
-			hooks.set(h.event, list)
-		} else if !list.isArr {
-			return nil, "warning: hooks." + h.event + " is not a list, left alone"
-		}
-		if hasCommand(list, h.command) {
-			continue
-		}
-		entry := &jvalue{isObj: true}
-		if h.matcher != "" {
-			entry.set("matcher", jstring(h.matcher))
-		}
-		cmd := &jvalue{isObj: true}
-		cmd.set("type", jstring("command"))
-		cmd.set("command", jstring(h.command))
-		entry.set("hooks", &jvalue{isArr: true, arr: []*jvalue{cmd}})
-		list.arr = append(list.arr, entry)
-		added++
-	}
-	if added == 0 {
-		return nil, ""
-	}
-	return root.render(), "Claude Code hooks: SessionStart → bridge, Stop → wrap, SessionEnd → wrap --session-end"
-}
-
-func hasCommand(list *jvalue, command string) bool {
-	for _, e := range list.arr {
-		if !e.isObj {
-			continue
-		}
-		if hs := e.get("hooks"); hs != nil && hs.isArr {
-			for _, h := range hs.arr {
-				if h.isObj && strings.TrimSpace(h.get("command").str()) == command {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-const agentsBegin = "<!-- git-scribe:begin -->"
-
-const agentsSection = agentsBegin + `
-## Session persistence (git-scribe)
-
-- At the start of a task, run ` + "`git scribe bridge`" + ` and read the bridge note: it is
-  what the previous session left; treat it as a hypothesis to verify, not a fact.
-- At the end of a session, run ` + "`git scribe wrap --hint \"<1–2 sentences on what was done>\"`" + `
-  (add ` + "`--next \"(project) item\"`" + ` for follow-ups and ` + "`--done \"ITEM\"`" + ` for finished
-  progress.md items). It commits a journal entry and bridge note as one
-  ` + "`progress:`" + ` commit and never touches your staged or unstaged work.
-- Never edit ` + "`.claude/sonmat/journal.md`" + ` entries: the journal is append-only.
-<!-- git-scribe:end -->
-`
-
-func agentsMD(cur []byte, ok bool) ([]byte, string) {
-	if bytes.Contains(cur, []byte(agentsBegin)) {
-		return nil, ""
-	}
-	return appendBlock(cur, agentsSection), "Codex instructions: bridge at start, wrap at end"
 }
 
 const workflowTemplate = `# Vault hygiene for git-scribe: fails a pull request that breaks the journal's

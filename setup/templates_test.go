@@ -51,8 +51,8 @@ func TestClaudeSettingsLeavesBadFilesAlone(t *testing.T) {
 
 func TestBlocksAreIdempotent(t *testing.T) {
 	t.Parallel()
-	gi, _ := gitignore([]byte("*.log"), config.Defaults().Paths)
-	if again, _ := gitignore(gi, config.Defaults().Paths); again != nil {
+	gi, _ := gitignore([]byte("*.log"), config.Defaults().Paths, false)
+	if again, _ := gitignore(gi, config.Defaults().Paths, false); again != nil {
 		t.Error("gitignore block added twice")
 	}
 	if !strings.HasPrefix(string(gi), "*.log\n\n") {
@@ -65,8 +65,8 @@ func TestBlocksAreIdempotent(t *testing.T) {
 	if !strings.Contains(string(ga), "/.claude/sonmat/journal.md merge=union") || !strings.HasPrefix(string(ga), "*.png binary\n") {
 		t.Errorf("attributes: %q", ga)
 	}
-	am, _ := agentsMD([]byte("# Agents\n"), true)
-	if again, _ := agentsMD(am, true); again != nil {
+	am, _ := agentsMD(".claude/memory/MEMORY.md")([]byte("# Agents\n"), true)
+	if again, _ := agentsMD(".claude/memory/MEMORY.md")(am, true); again != nil {
 		t.Error("AGENTS.md section added twice")
 	}
 }
