@@ -251,6 +251,7 @@ func runDispatchRun(ctx context.Context, f *Factory, o *DispatchOptions) error {
 	if err != nil {
 		return err
 	}
+	landQueue(ctx, f) // the one landing, before this command writes
 	rep, err := d.Run(ctx, o.Cards...)
 	if err != nil {
 		return err

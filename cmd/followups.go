@@ -96,6 +96,9 @@ func runFollowupsExtract(ctx context.Context, f *Factory, o *FollowupsExtractOpt
 	if _, err := os.Stat(o.Transcript); err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--transcript %s: %w", o.Transcript, errors.Unwrap(err))}
 	}
+	if !o.DryRun {
+		landQueue(ctx, f) // the one landing, before this command writes
+	}
 	fr, err := v.ExtractAndRoute(ctx, extractOptions(v, o.IO, o.Transcript, o.Route, o.DryRun, !o.JSON))
 	if err != nil {
 		return err

@@ -112,10 +112,8 @@ func parseRemote(u string) (host, owner, repo string) {
 	return host, owner, repo
 }
 
-// landPendingMemory retries confirmed memory writes that could not be made
-// before (principle 3) and says what happened on stderr.
 // openMemoryForWrite opens the memory store for a command that may write,
-// first landing the confirmed writes an earlier run could not commit.
+// first landing what the queue holds (landQueue).
 func openMemoryForWrite(ctx context.Context, f *Factory) (*memory.Store, error) {
 	st, err := f.Memory(ctx)
 	if err != nil {
@@ -125,19 +123,34 @@ func openMemoryForWrite(ctx context.Context, f *Factory) (*memory.Store, error) 
 	return st, nil
 }
 
-func landPendingMemory(ctx context.Context, f *Factory, st *memory.Store) {
-	if st.PendingCount() == 0 {
+// landPendingMemory is landQueue for the memory commands, which open the
+// store themselves.
+func landPendingMemory(ctx context.Context, f *Factory, _ *memory.Store) { landQueue(ctx, f) }
+
+// landQueue is the one landing every synchronous command runs first: every
+// kind of deferred write the queue holds (wraps, post-commit records,
+// ticks, routings, confirmed memory writes, dispatch passes) through
+// vault.Vault.Drain, and what happened on stderr.
+func landQueue(ctx context.Context, f *Factory) {
+	if f.Active() {
 		return
 	}
-	rep := st.LandPending(ctx)
-	if rep.Landed > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "landed %d pending memory write(s)\n", rep.Landed)
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return
 	}
-	if rep.Waiting > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "%d memory write(s) still pending: %s\n", rep.Waiting, rep.Reason)
+	if q, _ := v.Repo.Queued(); len(q) == 0 {
+		return
 	}
-	for _, w := range rep.Warns {
-		fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+	n, waiting, err := v.Drain(ctx)
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: landing queued writes failed: %v\n", err)
+	}
+	if n > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "landed %d queued write(s)\n", n)
+	}
+	if waiting != "" {
+		fmt.Fprintf(f.IO.ErrOut, "queued writes still wait: %s\n", waiting)
 	}
 }
 

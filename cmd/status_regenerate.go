@@ -60,6 +60,9 @@ func runStatusRegenerate(ctx context.Context, f *Factory, o *StatusRegenerateOpt
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
 	}
+	if !o.DryRun {
+		landQueue(ctx, f) // the one landing, before this command writes
+	}
 	rep, err := v.RegenerateActiveStatus(ctx, o.DryRun)
 	if err != nil {
 		return err

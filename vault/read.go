@@ -162,7 +162,10 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 		plans = append(plans, Plan{Modes: notes.Modes{notes.ModeProgress}, Row: "progress done", Done: resolved, DoneAt: v.now(),
 			Summary: strings.Join(resolved, ", ") + " done", Branch: head.Ref})
 	}
+	others, _, owarns := v.landOthers(ctx, queued) // the queue's other kinds, as every landing does
 	res, landed, warns, err := v.land(ctx, plans, queued)
+	landed += others
+	warns = append(owarns, warns...)
 	rep.Warnings = append(rep.Warnings, warns...)
 	var de *gitops.DeferredError
 	if errors.As(err, &de) && res.Branch.SHA == "" && res.TicksQueued == "" {
