@@ -113,8 +113,20 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 	}
 	if since != "" {
 		c, err := repo.ResolveCommit(ctx, since)
+		shallow := false
+		if out, serr := repo.Git(ctx, "rev-parse", "--is-shallow-repository"); serr == nil {
+			shallow = strings.TrimSpace(string(out)) == "true"
+		}
 		if err != nil {
+			if shallow {
+				return nil, fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
+			}
 			return nil, fmt.Errorf("--since %s: %w", since, err)
+		}
+		if shallow && head.Commit != "" && !repo.IsAncestor(ctx, c, head.Commit) {
+			// In a shallow clone the walk would stop at the graft and pass
+			// what it never saw: refuse instead of a silent pass.
+			return nil, fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
 		}
 		in.Since = c
 		if out, err := repo.Git(ctx, "log", "-1", "--format=%cI", c); err == nil {

@@ -85,6 +85,9 @@ func runInit(ctx context.Context, f *Factory, o *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Options.Version == "" {
+		o.Options.Version = installVersion() // the CI job installs the git-scribe that wrote it
+	}
 	plan, err := setup.Build(ctx, r, cfg.Config, o.Options)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}

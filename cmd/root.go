@@ -113,6 +113,31 @@ func newHelpCmd() *cobra.Command {
 	}
 }
 
+// installVersion is what `go install github.com/git-scribe/git-scribe@…`
+// needs to get this very binary: its module version, else the commit it
+// was built from (a clean tree); "" when neither names it.
+func installVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				return ""
+			}
+		}
+	}
+	return rev
+}
+
 // version reads the module version and VCS revision from build info.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()

@@ -22,6 +22,9 @@ type Options struct {
 	CI    string // github or ""
 	MCP   bool   // register `git scribe mcp` in the agent's project MCP config
 	Local bool   // claude: write the personal .claude/settings.local.json
+	// Version is what the CI job installs: the version (or commit) of the
+	// git-scribe that writes it; "" installs @latest.
+	Version string
 }
 
 // Change is one step of the plan.
@@ -103,7 +106,7 @@ func Build(ctx context.Context, r *gitops.Repo, cfg config.Config, o Options) (*
 		steps = append(steps, p.codexHooks, func() error { return p.file("AGENTS.md", agentsMD(memoryIndex)) })
 	}
 	if o.CI == "github" {
-		steps = append(steps, func() error { return p.file(".github/workflows/scribe-check.yml", workflow) })
+		steps = append(steps, func() error { return p.file(".github/workflows/scribe-check.yml", workflow(o.Version)) })
 	}
 	if o.MCP {
 		steps = append(steps, func() error { return p.mcpConfig(o.Agent) })

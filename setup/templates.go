@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"fmt"
 	"bytes"
 	"path"
 	"strings"
@@ -158,9 +159,16 @@ func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
 	return appendBlock(cur, block), "merge=union for the journal files"
 }
 
+// workflowMarker identifies a workflow init wrote (and may update).
+const workflowMarker = `Written by "git scribe init --ci github".`
+
+// workflowTemplate is the CI job init writes; %s is the version of
+// git-scribe it installs (the one that wrote it).
 const workflowTemplate = `# Vault hygiene for git-scribe: fails a pull request that breaks the journal's
 # append-only rule, leaks a secret into a vault file, and so on, with
-# annotations on the offending lines. Written by "git scribe init --ci github".
+# annotations on the offending lines. ` + workflowMarker + `
+# It checks what the pull request (or push) changed, so an old finding does
+# not fail every later pull request; "git scribe init --ci github" updates it.
 name: scribe-check
 on:
   pull_request:
@@ -175,19 +183,55 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0
+      - name: Fetch scribe's vault (refs/scribe/*)
+        run: git fetch --no-tags origin '+refs/scribe/*:refs/scribe/*' || echo "origin has no refs/scribe/* yet"
       - uses: actions/setup-go@v5
         with:
           go-version: stable
-      - run: go install github.com/git-scribe/git-scribe@latest
-      - run: git scribe check --format github
+      - name: Install git-scribe %[1]s
+        run: go install github.com/git-scribe/git-scribe@%[1]s
+      - name: git scribe check
+        env:
+          BASE: ${{ github.event.pull_request.base.sha || github.event.before }}
+        run: |
+          if [ -n "$BASE" ] && [ "$BASE" != 0000000000000000000000000000000000000000 ]; then
+            git scribe check --format github --since "$BASE"
+          else
+            git scribe check --format github
+          fi
 `
 
-func workflow(cur []byte, ok bool) ([]byte, string) {
-	if ok {
-		if bytes.Equal(cur, []byte(workflowTemplate)) {
+// WorkflowFor is the workflow init writes for git-scribe at version (a
+// module version or a commit; "latest" when the binary cannot name one).
+func WorkflowFor(version string) string {
+	if version == "" {
+		version = "latest"
+	}
+	return fmt.Sprintf(workflowTemplate, version)
+}
+
+// workflow writes the CI job, or updates one an earlier init wrote (it
+// carries workflowMarker); a workflow of the person's own is left alone.
+func workflow(version string) func(cur []byte, ok bool) ([]byte, string) {
+	return func(cur []byte, ok bool) ([]byte, string) {
+		want := []byte(WorkflowFor(version))
+		if !ok {
+			return want, "CI job running git scribe check on what each pull request changed"
+		}
+		if bytes.Equal(cur, want) {
 			return nil, ""
 		}
-		return nil, "warning: exists and differs from scribe's template; left as it is"
+		if bytes.Contains(cur, []byte(workflowMarker)) {
+			return want, "update scribe's CI job (pinned to " + WorkflowVersionOr(version) + ", checks what the pull request changed, fetches refs/scribe/*)"
+		}
+		return nil, "warning: exists and was not written by git scribe init; left as it is (remove it and rerun init --ci github to get scribe's)"
 	}
-	return []byte(workflowTemplate), "CI job running git scribe check"
+}
+
+// WorkflowVersionOr names the pinned version for people.
+func WorkflowVersionOr(version string) string {
+	if version == "" {
+		return "latest"
+	}
+	return version
 }

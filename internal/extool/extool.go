@@ -91,3 +91,29 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// GoTool returns the path of a Go program (module@version, package path),
+// installing it with `go install` into Dir() when it is not there yet; it
+// skips t, saying why, when that cannot be done (no module proxy).
+func GoTool(t testing.TB, pkg, version string) string {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	bin := filepath.Join(Dir(), "go", strings.NewReplacer("/", "+").Replace(pkg)+"-"+version)
+	exe := filepath.Join(bin, filepath.Base(pkg))
+	if _, err := os.Stat(exe); err == nil {
+		return exe
+	}
+	goExe, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("%s is not installed and go is not on PATH to install it (GOBIN=%s go install %s@%s)", pkg, bin, pkg, version)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goExe, "install", pkg+"@"+version)
+	cmd.Env = append(os.Environ(), "GOBIN="+bin, "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("cannot install %s@%s with go install (offline?): %v\n%s", pkg, version, err, lastLines(string(out), 5))
+	}
+	return exe
+}
