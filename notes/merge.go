@@ -1,6 +1,9 @@
 package notes
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // MergeJournal merges two branches' versions of an append-only journal (or
 // archive) entry by entry: ours is kept byte for byte, less the entries
@@ -68,4 +71,29 @@ func MergeJournal(base, ours, theirs string) string {
 		out += raw
 	}
 	return out
+}
+
+// MergeJournalInTime is MergeJournal with the merged entries in time order
+// (SPEC section 4: a sync unions two vaults' journals "in time order"), each
+// entry's text kept byte for byte and entries of the same time in the order
+// MergeJournal gives (ours first). Each entry keeps the blank line that
+// separates it from the next.
+func MergeJournalInTime(base, ours, theirs string) string {
+	j := ParseJournal(MergeJournal(base, ours, theirs))
+	if len(j.Entries) < 2 {
+		return j.Render()
+	}
+	sort.SliceStable(j.Entries, func(a, b int) bool { return j.Entries[a].Time.Before(j.Entries[b].Time) })
+	for i := range j.Entries {
+		raw := j.Entries[i].Raw
+		if raw == "" {
+			raw = j.Entries[i].Render()
+		}
+		raw = strings.TrimRight(raw, "\n") + "\n"
+		if i < len(j.Entries)-1 {
+			raw += "\n"
+		}
+		j.Entries[i].Raw = raw
+	}
+	return j.Render()
 }

@@ -162,7 +162,7 @@ func (v *Vault) mergeVault(ctx context.Context, base, theirs string) (string, in
 				case p == notes.VaultActiveStatus:
 					continue // regenerated below
 				case p == notes.VaultJournal || p == notes.VaultArchive:
-					m := notes.MergeJournal(string(b), string(o), string(t))
+					m := notes.MergeJournalInTime(string(b), string(o), string(t))
 					taken += len(notes.ParseJournal(m).Entries) - len(notes.ParseJournal(string(o)).Entries)
 					if m != string(o) {
 						out[p] = []byte(m)
