@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/vault"
@@ -141,6 +142,9 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if hook != nil && hook.CWD != "" && f.Dir == "" {
 		f.Dir = hook.CWD
 	}
+	if o.Hook && !f.hookSetUp(ctx) {
+		return nil // never set up with git scribe init: left alone (principle 12)
+	}
 	v, err := f.Vault(ctx)
 	if err != nil {
 		return err
@@ -150,6 +154,20 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	}
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
+	}
+	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
+		return runSessionStop(ctx, v, o, in, *hook)
+	}
+	if !o.Hook && !o.QueueOnly {
+		// An explicit wrap while a session is open ends it: the session's
+		// one journal entry, with the flags given here.
+		srep, err := v.FinaliseSessions(ctx, vault.EndExplicitWrap, in)
+		if err != nil {
+			return err
+		}
+		if len(srep.Finalised) > 0 {
+			return renderSessionReport(o.IO, o.JSON, srep)
+		}
 	}
 	var rep vault.WrapReport
 	if o.QueueOnly {
@@ -301,4 +319,82 @@ func newWrapProseCmd(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// runSessionStop is a Stop (or SessionEnd) hook's turn: the session record
+// and the branch's bridge note, no journal entry until the session ends
+// (SPEC principle 12). A --route FILE decides the follow-ups kept pending.
+func runSessionStop(ctx context.Context, v *vault.Vault, o *WrapOptions, in notes.WrapInput, h notes.Hook) error {
+	end := in.SessionEnd || h.HookEventName == "SessionEnd"
+	if in.Hint == (notes.Hook{LastAssistantMessage: h.LastAssistantMessage}).Apply(notes.WrapInput{}).Hint {
+		in.Hint = "" // the turn's message is a summary in the record, not a person's hint
+	}
+	if o.Transcript != "" {
+		h.TranscriptPath = o.Transcript
+	}
+	rep, err := v.SessionStop(ctx, h, in, end)
+	if err != nil {
+		return err
+	}
+	if o.Route != "" && !in.DryRun {
+		routed, err := routePendingFile(ctx, v, o.Route)
+		if err != nil {
+			return err
+		}
+		rep.Pending -= routed
+	}
+	if o.JSON {
+		return printJSON(o.IO, rep)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "git-scribe: %s\n", w)
+	}
+	return nil
+}
+
+// routePendingFile routes the pending session follow-ups by a decision file.
+func routePendingFile(ctx context.Context, v *vault.Vault, path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read --route file: %w", err)
+	}
+	rf, err := followups.ParseRouteFile(data)
+	if err != nil {
+		return 0, err
+	}
+	pending, err := v.PendingFollowups(ctx)
+	if err != nil || len(pending) == 0 {
+		return 0, err
+	}
+	routes, _ := rf.Apply(vault.Candidates(pending), v.Config.Followups.Similarity)
+	if _, err := v.RoutePending(ctx, pending, routes); err != nil {
+		return 0, err
+	}
+	return len(routes), nil
+}
+
+// renderSessionReport prints what finalising sessions did.
+func renderSessionReport(ios *IOStreams, asJSON bool, rep vault.SessionReport) error {
+	if asJSON {
+		return printJSON(ios, rep)
+	}
+	switch rep.Status {
+	case "journaled", "updated":
+		sha := ""
+		if rep.Commit != nil {
+			sha = " " + rep.Commit.SHA[:12]
+		}
+		fmt.Fprintf(ios.Out, "%s%s session %s ended (%s)\n", ios.Bold("wrapped:"), sha, strings.Join(rep.Finalised, ", "), rep.Reason)
+	case "queued":
+		fmt.Fprintf(ios.Out, "%s %s\n", ios.Bold("queued:"), rep.Reason)
+	case "dry-run":
+		fmt.Fprintf(ios.Out, "%s would end session %s\n", ios.Bold("dry run:"), strings.Join(rep.Finalised, ", "))
+	}
+	if rep.Entry != "" {
+		fmt.Fprint(ios.Out, rep.Entry)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+	}
+	return nil
 }

@@ -69,7 +69,11 @@ func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (p
 		warns = append(warns, err.Error())
 	}
 	records = records[:0]
+	held := len(fates) > 0 && v.sessionHoldsCommits(ctx)
 	for i, f := range fates {
+		if f.fate == recordLand && held {
+			f.fate = recordKeep // an open session journals it, once, when it ends
+		}
 		switch f.fate {
 		case recordLand:
 			records = append(records, f.rec)
@@ -241,6 +245,9 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		if p.Bridge != nil {
 			locks = append(locks, "bridge")
 		}
+		if p.Session != nil {
+			locks = append(locks, "session")
+		}
 	}
 	modes = notes.Canonical(modes)
 	bridgeOf := func(p Plan) string {
@@ -258,6 +265,12 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 			for _, p := range all {
 				if p.Bridge != nil {
 					touched = append(touched, bridgeOf(p))
+				}
+			}
+		case "session":
+			for _, p := range all {
+				if p.Session != nil {
+					touched = append(touched, notes.SessionVaultPath(p.Session.ID))
 				}
 			}
 		}
@@ -303,6 +316,11 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					}
 					res[bp] = []byte(all[i].Bridge.Render())
 					done[bp] = true
+				}
+				for _, p := range all {
+					if p.Session != nil {
+						res[notes.SessionVaultPath(p.Session.ID)] = p.Session.Render()
+					}
 				}
 				if b, ok := status.build(cur, res); ok {
 					res[notes.VaultActiveStatus] = b
@@ -544,9 +562,13 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 // Drain lands whatever is queued as one commit; synchronous commands call it
 // first. It reports how many records landed and why any are still waiting.
 func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err error) {
+	// Sessions that went idle are over: their one journal entry first.
+	if rep, ferr := v.FinaliseSessions(ctx, EndIdle, notes.WrapInput{}); ferr == nil {
+		landed += len(rep.Finalised)
+	}
 	queued, qerr := v.Repo.Queued()
 	if len(queued) == 0 {
-		return 0, "", qerr
+		return landed, "", qerr
 	}
 	v.Migrate(ctx)
 	others, owaiting, _ := v.landOthers(ctx, queued)
