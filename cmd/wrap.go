@@ -158,6 +158,11 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
 		return runSessionStop(ctx, v, o, in, *hook)
 	}
+	if o.Transcript != "" {
+		if _, err := os.Stat(o.Transcript); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--transcript: %w", err)}
+		}
+	}
 	if !o.Hook && !o.QueueOnly {
 		// An explicit wrap while a session is open ends it: the session's
 		// one journal entry, with the flags given here.

@@ -277,7 +277,13 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 	}
 	touched = dedup(touched)
 	// ACTIVE-STATUS.md rides along, declared and locked only when it may change.
-	status, statusWarns := v.activeStatusFor(ctx, all, touched)
+	var status *activeStatusUpdate
+	var statusWarns []string
+	if !allSessionTurns(all) {
+		// A session's turn leaves the dashboard to its finalisation: a
+		// Stop stays cheap.
+		status, statusWarns = v.activeStatusFor(ctx, all, touched)
+	}
 	warns = append(warns, statusWarns...)
 	if status != nil {
 		touched = append(touched, notes.VaultActiveStatus)
@@ -582,4 +588,15 @@ func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err erro
 	}
 	routed, _ := v.LandQueuedRoutes(ctx)
 	return n + routed + others, owaiting, nil
+}
+
+// allSessionTurns reports whether every plan is a session's turn (a record
+// and a bridge note, no entry, no ticks).
+func allSessionTurns(all []Plan) bool {
+	for _, p := range all {
+		if p.Session == nil || p.Entry != nil || len(p.Done) > 0 {
+			return false
+		}
+	}
+	return len(all) > 0
 }
