@@ -139,6 +139,9 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if hook != nil && hook.StopHookActive {
 		return nil // Claude Code is already continuing because of a Stop hook
 	}
+	if hook != nil && hook.HookEventName != "" && hook.HookEventName != "Stop" && hook.HookEventName != "SessionEnd" {
+		return nil // SubagentStop, PreCompact, …: not the session's turn
+	}
 	if hook != nil && hook.CWD != "" && f.Dir == "" {
 		f.Dir = hook.CWD
 	}

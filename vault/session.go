@@ -877,7 +877,7 @@ func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.W
 		}
 	}
 	if len(rec.Tests) > 0 {
-		b.Context = append(b.Context, "Tests run: "+listFew(rec.Tests, 3)+".")
+		b.Context = append(b.Context, "Tests run: "+strings.TrimRight(listFew(rec.Tests, 3), ".")+".")
 	}
 	for _, f := range rec.OpenFollowups() {
 		b.CarryForward = append(b.CarryForward, "Follow-up: "+followupLine(f))
