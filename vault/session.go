@@ -236,7 +236,10 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if end {
 		os.Remove(v.sessionStateFile(id))
 	}
-	rep.Pending = v.pendingCount(ctx)
+	all[id] = rec
+	for _, s := range all {
+		rep.Pending += len(s.Pending())
+	}
 	return rep, nil
 }
 
@@ -936,11 +939,6 @@ func (v *Vault) PendingFollowups(ctx context.Context) ([]PendingFollowup, error)
 		}
 	}
 	return out, nil
-}
-
-func (v *Vault) pendingCount(ctx context.Context) int {
-	p, _ := v.PendingFollowups(ctx)
-	return len(p)
 }
 
 // Candidates are pending follow-ups as routing takes them.
