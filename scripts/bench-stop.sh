@@ -54,5 +54,5 @@ echo "first Stop of the session on the unread 12 MB transcript: ${first}s (once 
 printf '{"session_id":"big","transcript_path":"%s","cwd":"%s","hook_event_name":"SessionEnd","reason":"prompt_input_exit"}\n' "$work/big.jsonl" "$repo" > "$work/end.json"
 "$work/turn.sh" "$work/big.jsonl" big
 end=$( { /usr/bin/time -f %e git scribe wrap --hook --session-end < "$work/end.json"; } 2>&1 )
-echo "SessionEnd at 12 MB (journal entry written): ${end}s"
+echo "SessionEnd at 12 MB (session finalised): ${end}s"
 echo "transcript: $(wc -c < "$work/big.jsonl") bytes"
