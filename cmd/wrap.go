@@ -14,6 +14,7 @@ import (
 	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/secrets"
 	"github.com/git-scribe/git-scribe/vault"
 )
 
@@ -65,9 +66,21 @@ sign commits. When that cannot be made now (merge or rebase in progress,
 detached HEAD, index locked, your edits on progress.md) it is queued and the
 next git scribe command lands it, on the branch it was meant for.
 
-With --hook (an agent's Stop hook) wrap stays fast and deterministic; when
-the bridge skill is routed to an agent (git scribe config), the agent's
-prose for the note is produced detached and lands at the next command.`,
+With --hook (Claude Code's or Codex's Stop hook: session_id,
+transcript_path, cwd, stop_hook_active, last_assistant_message, turn_id on
+stdin) wrap works per session, not per turn: it updates the session's record
+(sessions/<session_id>.yaml on refs/scribe/vault) from the part of the
+transcript it has not read yet and rewrites the branch's bridge note from
+the whole session, fast and deterministic; no journal entry. The session's
+one journal entry, naming each of its commits once (a commit rewritten by
+rebase or amend is recognised by its patch id), is written at SessionEnd
+(--hook --session-end, or hook_event_name SessionEnd), by an explicit wrap
+while the session is open (its flags go into the entry), or by the next
+command once the session went idle (sessions.idle) or a new one started.
+Follow-ups found with no terminal to ask are kept for git scribe followups
+route. In a repository never set up with git scribe init (no .scribe.yaml,
+no vault ref, no scribe post-commit hook) --hook does nothing; events that
+are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 		Example: `  git scribe wrap --hint "Parser now streams input; fuzz corpus added"
   git scribe wrap --loop keep --tests "42 passed" --witness "PASS iter1; WARN iter2 not-covered-by-tests" --done "Phase 1 parser"
   git scribe wrap --artifacts dispatch.yaml
@@ -94,7 +107,7 @@ prose for the note is produced detached and lands at the next command.`,
 	fl.StringVar(&in.Result, "result", "", "journal result: shipped, partial or reverted (default: inferred)")
 	fl.StringVar(&in.Mode, "mode", "auto", "auto (dispatch table), all, or modes joined by +: bridge, journal, progress, witness")
 	fl.StringVar(&o.Artifacts, "artifacts", "", "read the dispatch artifacts (YAML/JSON or a Scribe Dispatch prompt) from `FILE` or - for stdin")
-	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code Stop/SessionEnd) on stdin")
+	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code or Codex Stop/SessionEnd) on stdin: update the session record and bridge note")
 	fl.BoolVar(&in.DryRun, "dry-run", false, "print what would be written; write nothing")
 	fl.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&o.Background, "background", false, "return at once; the result is queued and landed by the next git scribe command")
@@ -159,6 +172,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		return err
 	}
 	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
+		go secrets.Warm() // the detector builds while git reads the repository
 		return runSessionStop(ctx, v, o, in, *hook)
 	}
 	if o.Transcript != "" {
