@@ -365,6 +365,16 @@ func runSessionStop(ctx context.Context, v *vault.Vault, o *WrapOptions, in note
 		}
 		rep.Pending -= routed
 	}
+	if end && !in.DryRun && h.TranscriptPath != "" {
+		// Memory candidates from the whole session, collected detached: the
+		// full transcript read stays off SessionEnd's time budget.
+		if _, err := os.Stat(h.TranscriptPath); err == nil {
+			if exe, err := os.Executable(); err == nil {
+				spawnDetached(v.Repo, exe, []string{"-C", v.Repo.WorkTree, "compound", "collect", "--transcript", h.TranscriptPath,
+					"--trigger", "session_wrap", "--session", h.SessionID})
+			}
+		}
+	}
 	if o.JSON {
 		return printJSON(o.IO, rep)
 	}
