@@ -783,9 +783,7 @@ func (v *Vault) finalise(ctx context.Context, rec notes.Session, reason string, 
 	if summary == "" && len(rec.Summaries) > 0 {
 		summary = rec.Summaries[len(rec.Summaries)-1]
 	}
-	if i := strings.IndexAny(summary, ".!?\n"); i > 0 {
-		summary = summary[:i]
-	}
+	summary = firstSentence(summary)
 	if summary == "" && len(commits) == 1 {
 		summary = commits[0].Subject
 	}
@@ -1038,4 +1036,19 @@ func (v *Vault) sessionHoldsCommits(ctx context.Context) bool {
 		}
 	}
 	return false
+}
+
+// firstSentence is s up to its first sentence end: '.', '!' or '?' before
+// a space or the end (so "part0.go" stays whole), or a newline.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	for i, r := range s {
+		if r == '\n' {
+			return strings.TrimSpace(s[:i])
+		}
+		if (r == '.' || r == '!' || r == '?') && (i+1 == len(s) || s[i+1] == ' ') {
+			return s[:i]
+		}
+	}
+	return s
 }
