@@ -73,7 +73,7 @@ func runFollowupsList(ctx context.Context, f *Factory, asJSON bool) error {
 		fmt.Fprintln(f.IO.Out, "no follow-ups wait for routing")
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "%d follow-up%s wait for routing (git scribe followups route):\n", len(pending), plural(len(pending), "", "s"))
+	fmt.Fprintf(f.IO.Out, "%d follow-up%s for routing (git scribe followups route):\n", len(pending), plural(len(pending), " waits", "s wait"))
 	for _, p := range pending {
 		text := p.Text
 		if p.Project != "" {

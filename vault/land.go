@@ -324,9 +324,14 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					done[bp] = true
 				}
 				for _, p := range all {
-					if p.Session != nil {
-						res[notes.SessionVaultPath(p.Session.ID)] = p.Session.Render()
+					if p.Session == nil {
+						continue
 					}
+					sp := notes.SessionVaultPath(p.Session.ID)
+					if have, err := notes.ParseSession(cur[sp]); err == nil && have.Stops > p.Session.Stops {
+						continue // a newer turn of the session landed first: keep it
+					}
+					res[sp] = p.Session.Render()
 				}
 				if b, ok := status.build(cur, res); ok {
 					res[notes.VaultActiveStatus] = b

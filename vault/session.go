@@ -410,9 +410,11 @@ func (v *Vault) absorbTranscript(ctx context.Context, rec *notes.Session, h note
 			rec.AddSummary(summary)
 		}
 	}()
+	// Without a readable transcript the turn's message is all there is.
+	lastOnly := []transcript.Turn{{Role: transcript.RoleAssistant, Text: h.LastAssistantMessage}}
 	path := h.TranscriptPath
 	if path == "" {
-		return nil
+		return v.extractInto(ctx, rec, lastOnly)
 	}
 	if rec.Transcript != path {
 		rec.Transcript, rec.Offset, rec.Format = path, 0, ""
@@ -422,7 +424,7 @@ func (v *Vault) absorbTranscript(ctx context.Context, rec *notes.Session, h note
 		if !errors.Is(err, os.ErrNotExist) {
 			warns = append(warns, "transcript not read: "+err.Error())
 		}
-		return warns
+		return append(warns, v.extractInto(ctx, rec, lastOnly)...)
 	}
 	rec.Offset, rec.SkippedLines = part.Offset, rec.SkippedLines+part.Skipped
 	if len(part.Turns) > 0 || rec.Format == "" {
@@ -469,9 +471,15 @@ func (v *Vault) absorbTranscript(ctx context.Context, rec *notes.Session, h note
 	if summary == "" && lastText != "" {
 		summary = v.redact(lastText)
 	}
-	conv := part.Conversation()
-	if len(conv) == 0 {
-		return warns
+	return append(warns, v.extractInto(ctx, rec, part.Conversation())...)
+}
+
+// extractInto finds the follow-ups conv announces and keeps them on the
+// record: pending for a person, or durable when a source already has them.
+func (v *Vault) extractInto(ctx context.Context, rec *notes.Session, conv []transcript.Turn) []string {
+	var warns []string
+	if len(conv) == 0 || (len(conv) == 1 && strings.TrimSpace(conv[0].Text) == "") {
+		return nil
 	}
 	f := v.Config.Followups
 	kw := followups.Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
