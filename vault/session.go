@@ -677,8 +677,9 @@ func (v *Vault) notOwn(files []string) []string {
 
 // sessionCommits are the record's commits still worth naming: present and
 // on a branch (an amended-away or reset commit is not), one per patch id,
-// and not named by the journal already — by sha, or by patch id when a
-// rebase or amend rewrote a journaled commit.
+// not named by a queued wrap that will land, and not named by the journal
+// already — by sha, or by patch id when a rebase or amend rewrote a
+// journaled commit.
 func (v *Vault) sessionCommits(ctx context.Context, rec notes.Session, journal notes.Journal, all map[string]notes.Session) []notes.SessionCommit {
 	var shas []string
 	for _, c := range rec.Commits {
@@ -711,6 +712,18 @@ func (v *Vault) sessionCommits(ctx context.Context, rec notes.Session, journal n
 			journaledPID[pid] = true
 		}
 	}
+	// A queued wrap that names a commit journals it when it lands.
+	queuedPlan := map[string]bool{}
+	if items, err := v.Repo.Queued(); err == nil {
+		for _, it := range items {
+			var qp Plan
+			if it.Kind == KindPlan && json.Unmarshal(it.Payload, &qp) == nil && qp.Entry != nil {
+				for _, c := range qp.Commits {
+					queuedPlan[c] = true
+				}
+			}
+		}
+	}
 	head, _ := v.Repo.Head(ctx)
 	seenPID := map[string]bool{}
 	var out []notes.SessionCommit
@@ -719,7 +732,7 @@ func (v *Vault) sessionCommits(ctx context.Context, rec notes.Session, journal n
 		c := rec.Commits[i]
 		c.PatchID = pids[c.SHA]
 		reachable := (head.Commit != "" && v.Repo.IsAncestor(ctx, c.SHA, head.Commit)) || v.Repo.OnAnyBranch(ctx, c.SHA)
-		if !reachable || notes.HasCommit(journal, shortSHA(c.SHA)) {
+		if !reachable || notes.HasCommit(journal, shortSHA(c.SHA)) || queuedPlan[shortSHA(c.SHA)] {
 			continue
 		}
 		if c.PatchID != "" && (journaledPID[c.PatchID] || seenPID[c.PatchID]) {
