@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/vault"
 )
 
 // BridgeOptions are bridge's flags.
@@ -29,8 +30,15 @@ the configured token budget (bridge_tokens, default 1500), and warns which of
 the files it cites changed since it was written: the note is a hypothesis to
 verify, not a fact. It first lands anything queued.
 
-With --hook it reads a Claude Code SessionStart hook's JSON on stdin and
-prints the note as SessionStart additionalContext.`,
+With --hook (Claude Code's or Codex's SessionStart, every source: startup,
+resume, clear, compact) it reads the hook's JSON on stdin and prints
+SessionStart additionalContext: the branch's note with its stale flags (on
+compact or resume of the same session it says so), follow-ups and memory
+candidates waiting for a person, the open follow-ups, the project's traps
+and the memory index, cut by priority to the budget and saying what was
+left out. A new session (startup, clear) also journals the branch's
+previous session if it never said it ended. In a repository never set up
+with git scribe init it prints empty context and writes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBridge(c.Context(), f, o) },
 	}
@@ -40,19 +48,26 @@ prints the note as SessionStart additionalContext.`,
 }
 
 func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
+	var h notes.Hook
 	if o.Hook {
 		f.hookMode = true
-		var h notes.Hook
 		if data, _ := io.ReadAll(io.LimitReader(o.IO.In, 1<<20)); len(strings.TrimSpace(string(data))) > 0 {
 			_ = json.Unmarshal(data, &h) // unknown or bad input: still inject what we have
 		}
 		if h.CWD != "" && f.Dir == "" {
 			f.Dir = h.CWD
 		}
+		if !f.hookSetUp(ctx) {
+			// Never set up with git scribe init: valid, empty hook output.
+			return printJSON(o.IO, hookContext(""))
+		}
 	}
 	v, err := f.Vault(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Hook && !f.Active() {
+		return runBridgeHook(ctx, f, o, v, h)
 	}
 	var landedNote string
 	if !f.Active() {
@@ -132,4 +147,42 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+func hookContext(text string) map[string]any {
+	return map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": text}}
+}
+
+// runBridgeHook answers SessionStart (every source: startup, resume, clear,
+// compact): it remembers where a new session starts, journals the branch's
+// sessions that are over (a new one started), lands the queue, and prints
+// the context within the token budget.
+func runBridgeHook(ctx context.Context, f *Factory, o *BridgeOptions, v *vault.Vault, h notes.Hook) error {
+	if h.SessionID != "" && (h.Source == "" || h.Source == "startup" || h.Source == "clear") {
+		v.NoteSessionStart(ctx, h.SessionID)
+		if _, open := v.OpenSession(ctx, h.SessionID); !open {
+			if rep, err := v.FinaliseSessions(ctx, vault.EndNewSession, notes.WrapInput{}); err != nil {
+				fmt.Fprintf(o.IO.ErrOut, "warning: journaling the previous session failed: %v\n", err)
+			} else {
+				for _, w := range rep.Warnings {
+					fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
+				}
+			}
+		}
+	}
+	if _, _, err := v.Drain(ctx); err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "warning: landing queued writes failed: %v\n", err)
+	}
+	for _, w := range v.RenderView(ctx) {
+		fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
+	}
+	mem := 0
+	if ms := memoryStatus(ctx, f); ms != nil {
+		mem = ms.Candidates
+	}
+	sc, err := v.StartContext(ctx, vault.StartContextOptions{SessionID: h.SessionID, Source: h.Source, MemoryCandidates: mem})
+	if err != nil {
+		return err
+	}
+	return printJSON(o.IO, hookContext(notes.FitContext(sc.Sections, v.Config.BridgeTokens*4)))
 }

@@ -54,6 +54,17 @@ func (f *Factory) SkipActive() bool {
 	return true
 }
 
+// hookSetUp is the guard of every --hook command: a directory that is no
+// git work tree, or a repository never set up with git scribe init
+// (gitops.Repo.SetUp), is left alone — exit 0, nothing written.
+func (f *Factory) hookSetUp(ctx context.Context) bool {
+	r, err := f.Repo(ctx)
+	if err != nil {
+		return false
+	}
+	return r.SetUp(ctx)
+}
+
 // Repo discovers the repository once.
 func (f *Factory) Repo(ctx context.Context) (*gitops.Repo, error) {
 	if f.repo != nil {

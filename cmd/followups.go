@@ -22,16 +22,131 @@ type FollowupsExtractOptions struct {
 }
 
 func newFollowupsCmd(f *Factory) *cobra.Command {
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "followups",
 		Short: "Conversation follow-ups: find the ones nothing persisted and route them",
 		Long: `A follow-up said only in a conversation ("next session: migrate the cache",
 "다음 세션에 로그 정리") dies when the session ends. followups extract finds them
-and keeps the ones no durable source holds.`,
+and keeps the ones no durable source holds.
+
+Without a subcommand it lists the follow-ups agent sessions found in hook
+mode (no terminal to ask) and kept on refs/scribe/vault until a person
+decides; followups route decides them, in one batched prompt or by a
+--route FILE.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+		RunE: func(c *cobra.Command, _ []string) error { return runFollowupsList(c.Context(), f, asJSON) },
 	}
-	c.AddCommand(newFollowupsExtractCmd(f))
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	c.AddCommand(newFollowupsExtractCmd(f), newFollowupsListCmd(f), newFollowupsRouteCmd(f))
+	return c
+}
+
+func newFollowupsListCmd(f *Factory) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List the follow-ups sessions kept for a person's routing",
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runFollowupsList(c.Context(), f, asJSON) },
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+func runFollowupsList(ctx context.Context, f *Factory, asJSON bool) error {
+	v, err := f.Vault(ctx)
+	if err != nil {
+		return err
+	}
+	pending, err := v.PendingFollowups(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if pending == nil {
+			pending = []vault.PendingFollowup{}
+		}
+		return printJSON(f.IO, map[string]any{"pending": pending})
+	}
+	if len(pending) == 0 {
+		fmt.Fprintln(f.IO.Out, "no follow-ups wait for routing")
+		return nil
+	}
+	fmt.Fprintf(f.IO.Out, "%d follow-up%s for routing (git scribe followups route):\n", len(pending), plural(len(pending), " waits", "s wait"))
+	for _, p := range pending {
+		text := p.Text
+		if p.Project != "" {
+			text = "(" + p.Project + ") " + text
+		}
+		fmt.Fprintf(f.IO.Out, "  %d. %s  [session %s]\n", p.N, text, p.Session)
+	}
+	return nil
+}
+
+func newFollowupsRouteCmd(f *Factory) *cobra.Command {
+	var routeFile string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "route",
+		Short: "Route (or skip) the follow-ups sessions kept: one batched prompt, or --route FILE",
+		Long: `Route decides the follow-ups agent sessions kept on the vault: journal
+Next, a project's todos.md, an active task, or skip. On a terminal it asks
+once for all of them; --route FILE takes the decisions from a file (see git
+scribe followups extract --help for its format). A decided follow-up
+leaves the pending list.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx := c.Context()
+			if f.SkipActive() {
+				return nil
+			}
+			v, err := f.Vault(ctx)
+			if err != nil {
+				return err
+			}
+			pending, err := v.PendingFollowups(ctx)
+			if err != nil {
+				return err
+			}
+			if len(pending) == 0 {
+				fmt.Fprintln(f.IO.Out, "no follow-ups wait for routing")
+				return nil
+			}
+			cands := vault.Candidates(pending)
+			var routes map[int]followups.Route
+			switch {
+			case routeFile != "":
+				n, err := routePendingFile(ctx, v, routeFile)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(f.IO.Out, "decided %d of %d follow-up%s\n", n, len(pending), plural(len(pending), "", "s"))
+				return nil
+			case f.IO.CanPrompt():
+				srcs, _, err := v.FollowupSources(ctx, nil)
+				if err != nil {
+					return err
+				}
+				if routes, err = promptRoutes(f.IO, v, cands, srcs); err != nil {
+					return err
+				}
+			default:
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("no terminal to ask; pass --route FILE")}
+			}
+			rep, err := v.RoutePending(ctx, pending, routes)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO, map[string]any{"decided": len(routes), "routing": rep})
+			}
+			fmt.Fprintf(f.IO.Out, "decided %d of %d follow-up%s\n", len(routes), len(pending), plural(len(pending), "", "s"))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&routeFile, "route", "", "route by the decision `FILE`")
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return c
 }
 

@@ -29,6 +29,16 @@ type StatusReport struct {
 	Memory   *MemoryStatus     `json:"memory,omitempty"`  // compound candidates, pending memory writes, disabled detectors
 	// Dispatchable lists the cards a `git scribe dispatch run` would fire.
 	Dispatchable []string `json:"dispatchable_cards"`
+	// Sessions counts agent session records and what they keep for a person.
+	Sessions SessionsStatus `json:"sessions"`
+}
+
+// SessionsStatus is the sessions part of status (SPEC principle 12).
+type SessionsStatus struct {
+	Open      int `json:"open"`
+	Journaled int `json:"journaled"`
+	// PendingFollowups wait for git scribe followups route.
+	PendingFollowups int `json:"pending_followups"`
 }
 
 // VaultFile is one scribe-managed file.
@@ -153,6 +163,16 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 	}
 	rep.Memory = memoryStatus(ctx, f)
 	rep.Dispatchable = dispatchableCards(ctx, f)
+	if all, err := v.Sessions(ctx); err == nil {
+		for _, s := range all {
+			if s.Open() {
+				rep.Sessions.Open++
+			} else {
+				rep.Sessions.Journaled++
+			}
+			rep.Sessions.PendingFollowups += len(s.Pending())
+		}
+	}
 	return rep, nil
 }
 
@@ -231,6 +251,9 @@ func renderStatus(ios *IOStreams, rep StatusReport) {
 		fmt.Fprintf(out, "%s %s\n", ios.Bold("failure:"), fl)
 	}
 	renderMemoryStatus(ios, rep.Memory)
+	if ss := rep.Sessions; ss.Open+ss.PendingFollowups > 0 {
+		fmt.Fprintf(out, "sessions: %d open (journaled when they end), %d follow-up(s) need routing: git scribe followups route\n", ss.Open, ss.PendingFollowups)
+	}
 }
 
 // dispatchableCards are the cards with agent work waiting; a vault without

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
+	"github.com/git-scribe/git-scribe/secrets"
 	"github.com/git-scribe/git-scribe/vault"
 )
 
@@ -64,9 +66,21 @@ sign commits. When that cannot be made now (merge or rebase in progress,
 detached HEAD, index locked, your edits on progress.md) it is queued and the
 next git scribe command lands it, on the branch it was meant for.
 
-With --hook (an agent's Stop hook) wrap stays fast and deterministic; when
-the bridge skill is routed to an agent (git scribe config), the agent's
-prose for the note is produced detached and lands at the next command.`,
+With --hook (Claude Code's or Codex's Stop hook: session_id,
+transcript_path, cwd, stop_hook_active, last_assistant_message, turn_id on
+stdin) wrap works per session, not per turn: it updates the session's record
+(sessions/<session_id>.yaml on refs/scribe/vault) from the part of the
+transcript it has not read yet and rewrites the branch's bridge note from
+the whole session, fast and deterministic; no journal entry. The session's
+one journal entry, naming each of its commits once (a commit rewritten by
+rebase or amend is recognised by its patch id), is written at SessionEnd
+(--hook --session-end, or hook_event_name SessionEnd), by an explicit wrap
+while the session is open (its flags go into the entry), or by the next
+command once the session went idle (sessions.idle) or a new one started.
+Follow-ups found with no terminal to ask are kept for git scribe followups
+route. In a repository never set up with git scribe init (no .scribe.yaml,
+no vault ref, no scribe post-commit hook) --hook does nothing; events that
+are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 		Example: `  git scribe wrap --hint "Parser now streams input; fuzz corpus added"
   git scribe wrap --loop keep --tests "42 passed" --witness "PASS iter1; WARN iter2 not-covered-by-tests" --done "Phase 1 parser"
   git scribe wrap --artifacts dispatch.yaml
@@ -93,7 +107,7 @@ prose for the note is produced detached and lands at the next command.`,
 	fl.StringVar(&in.Result, "result", "", "journal result: shipped, partial or reverted (default: inferred)")
 	fl.StringVar(&in.Mode, "mode", "auto", "auto (dispatch table), all, or modes joined by +: bridge, journal, progress, witness")
 	fl.StringVar(&o.Artifacts, "artifacts", "", "read the dispatch artifacts (YAML/JSON or a Scribe Dispatch prompt) from `FILE` or - for stdin")
-	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code Stop/SessionEnd) on stdin")
+	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code or Codex Stop/SessionEnd) on stdin: update the session record and bridge note")
 	fl.BoolVar(&in.DryRun, "dry-run", false, "print what would be written; write nothing")
 	fl.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fl.BoolVar(&o.Background, "background", false, "return at once; the result is queued and landed by the next git scribe command")
@@ -138,8 +152,14 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if hook != nil && hook.StopHookActive {
 		return nil // Claude Code is already continuing because of a Stop hook
 	}
+	if hook != nil && hook.HookEventName != "" && hook.HookEventName != "Stop" && hook.HookEventName != "SessionEnd" {
+		return nil // SubagentStop, PreCompact, …: not the session's turn
+	}
 	if hook != nil && hook.CWD != "" && f.Dir == "" {
 		f.Dir = hook.CWD
+	}
+	if o.Hook && !f.hookSetUp(ctx) {
+		return nil // never set up with git scribe init: left alone (principle 12)
 	}
 	v, err := f.Vault(ctx)
 	if err != nil {
@@ -150,6 +170,26 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	}
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
+	}
+	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
+		go secrets.Warm() // the detector builds while git reads the repository
+		return runSessionStop(ctx, v, o, in, *hook)
+	}
+	if o.Transcript != "" {
+		if _, err := os.Stat(o.Transcript); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--transcript: %w", err)}
+		}
+	}
+	if !o.Hook && !o.QueueOnly {
+		// An explicit wrap while a session is open ends it: the session's
+		// one journal entry, with the flags given here.
+		srep, err := v.FinaliseSessions(ctx, vault.EndExplicitWrap, in)
+		if err != nil {
+			return err
+		}
+		if len(srep.Finalised) > 0 {
+			return renderSessionReport(o.IO, o.JSON, srep)
+		}
 	}
 	var rep vault.WrapReport
 	if o.QueueOnly {
@@ -306,4 +346,92 @@ func newWrapProseCmd(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// runSessionStop is a Stop (or SessionEnd) hook's turn: the session record
+// and the branch's bridge note, no journal entry until the session ends
+// (SPEC principle 12). A --route FILE decides the follow-ups kept pending.
+func runSessionStop(ctx context.Context, v *vault.Vault, o *WrapOptions, in notes.WrapInput, h notes.Hook) error {
+	end := in.SessionEnd || h.HookEventName == "SessionEnd"
+	if in.Hint == (notes.Hook{LastAssistantMessage: h.LastAssistantMessage}).Apply(notes.WrapInput{}).Hint {
+		in.Hint = "" // the turn's message is a summary in the record, not a person's hint
+	}
+	if o.Transcript != "" {
+		h.TranscriptPath = o.Transcript
+	}
+	rep, err := v.SessionStop(ctx, h, in, end)
+	if err != nil {
+		return err
+	}
+	if o.Route != "" && !in.DryRun {
+		routed, err := routePendingFile(ctx, v, o.Route)
+		if err != nil {
+			return err
+		}
+		rep.Pending -= routed
+	}
+	if end && !in.DryRun && h.TranscriptPath != "" {
+		// Memory candidates from the whole session, collected detached: the
+		// full transcript read stays off SessionEnd's time budget.
+		if _, err := os.Stat(h.TranscriptPath); err == nil {
+			if exe, err := os.Executable(); err == nil {
+				spawnDetached(v.Repo, exe, []string{"-C", v.Repo.WorkTree, "compound", "collect", "--transcript", h.TranscriptPath,
+					"--trigger", "session_wrap", "--session", h.SessionID})
+			}
+		}
+	}
+	if o.JSON {
+		return printJSON(o.IO, rep)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "git-scribe: %s\n", w)
+	}
+	return nil
+}
+
+// routePendingFile routes the pending session follow-ups by a decision file.
+func routePendingFile(ctx context.Context, v *vault.Vault, path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read --route file: %w", err)
+	}
+	rf, err := followups.ParseRouteFile(data)
+	if err != nil {
+		return 0, err
+	}
+	pending, err := v.PendingFollowups(ctx)
+	if err != nil || len(pending) == 0 {
+		return 0, err
+	}
+	routes, _ := rf.Apply(vault.Candidates(pending), v.Config.Followups.Similarity)
+	if _, err := v.RoutePending(ctx, pending, routes); err != nil {
+		return 0, err
+	}
+	return len(routes), nil
+}
+
+// renderSessionReport prints what finalising sessions did.
+func renderSessionReport(ios *IOStreams, asJSON bool, rep vault.SessionReport) error {
+	if asJSON {
+		return printJSON(ios, rep)
+	}
+	switch rep.Status {
+	case "journaled", "updated":
+		sha := ""
+		if rep.Commit != nil {
+			sha = " " + rep.Commit.SHA[:12]
+		}
+		fmt.Fprintf(ios.Out, "%s%s session %s ended (%s)\n", ios.Bold("wrapped:"), sha, strings.Join(rep.Finalised, ", "), rep.Reason)
+	case "queued":
+		fmt.Fprintf(ios.Out, "%s %s\n", ios.Bold("queued:"), rep.Reason)
+	case "dry-run":
+		fmt.Fprintf(ios.Out, "%s would end session %s\n", ios.Bold("dry run:"), strings.Join(rep.Finalised, ", "))
+	}
+	if rep.Entry != "" {
+		fmt.Fprint(ios.Out, rep.Entry)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+	}
+	return nil
 }

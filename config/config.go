@@ -70,6 +70,19 @@ type Config struct {
 	Followups Followups `yaml:"followups"`
 	// Sync configures `git scribe sync` and remote locks.
 	Sync Sync `yaml:"sync"`
+	// Sessions configures the per-session record agent hooks keep
+	// (SPEC principle 12).
+	Sessions Sessions `yaml:"sessions"`
+}
+
+// Sessions configures agent sessions (SPEC principle 12).
+type Sessions struct {
+	// Idle is how long a session record may go without a Stop before the
+	// next scribe command treats the session as over and journals it.
+	Idle time.Duration `yaml:"idle"`
+	// MaxLine is the most one transcript line may cost, in bytes: a longer
+	// line is skipped (and counted), never read into memory.
+	MaxLine int `yaml:"max_line"`
 }
 
 // Sync configures how the vault travels through a git remote (SPEC §4).
@@ -171,6 +184,7 @@ func Defaults() Config {
 			DisableAfter:  3,
 			DisableFor:    7 * 24 * time.Hour,
 		},
+		Sessions: Sessions{Idle: 2 * time.Hour, MaxLine: 1 << 20},
 		Followups: Followups{
 			Actives:    []string{"projects/*/actives/*/todos.md"},
 			Todos:      []string{"projects/*/todos.md", "todos.md"},

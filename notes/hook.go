@@ -17,6 +17,8 @@ type Hook struct {
 	StopHookActive       bool   `json:"stop_hook_active"`
 	LastAssistantMessage string `json:"last_assistant_message"`
 	Source               string `json:"source"`
+	TurnID               string `json:"turn_id"`
+	Reason               string `json:"reason"`
 }
 
 // ParseHook reads a hook's JSON; empty input is an empty hook.

@@ -69,7 +69,11 @@ func (v *Vault) queueContents(ctx context.Context, queued []gitops.QueueItem) (p
 		warns = append(warns, err.Error())
 	}
 	records = records[:0]
+	held := len(fates) > 0 && v.sessionHoldsCommits(ctx)
 	for i, f := range fates {
+		if f.fate == recordLand && held {
+			f.fate = recordKeep // an open session journals it, once, when it ends
+		}
 		switch f.fate {
 		case recordLand:
 			records = append(records, f.rec)
@@ -272,6 +276,9 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		if p.Bridge != nil {
 			locks = append(locks, "bridge")
 		}
+		if p.Session != nil {
+			locks = append(locks, "session")
+		}
 	}
 	modes = notes.Canonical(modes)
 	bridgeOf := func(p Plan) string {
@@ -291,11 +298,23 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					touched = append(touched, bridgeOf(p))
 				}
 			}
+		case "session":
+			for _, p := range all {
+				if p.Session != nil {
+					touched = append(touched, notes.SessionVaultPath(p.Session.ID))
+				}
+			}
 		}
 	}
 	touched = dedup(touched)
 	// ACTIVE-STATUS.md rides along, declared and locked only when it may change.
-	status, statusWarns := v.activeStatusFor(ctx, all, touched)
+	var status *activeStatusUpdate
+	var statusWarns []string
+	if !allSessionTurns(all) {
+		// A session's turn leaves the dashboard to its finalisation: a
+		// Stop stays cheap.
+		status, statusWarns = v.activeStatusFor(ctx, all, touched)
+	}
 	warns = append(warns, statusWarns...)
 	if status != nil {
 		touched = append(touched, notes.VaultActiveStatus)
@@ -330,6 +349,16 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 					}
 					res[bp] = []byte(all[i].Bridge.Render())
 					done[bp] = true
+				}
+				for _, p := range all {
+					if p.Session == nil {
+						continue
+					}
+					sp := notes.SessionVaultPath(p.Session.ID)
+					if have, err := notes.ParseSession(cur[sp]); err == nil && have.Stops > p.Session.Stops {
+						continue // a newer turn of the session landed first: keep it
+					}
+					res[sp] = p.Session.Render()
 				}
 				if b, ok := status.build(cur, res); ok {
 					res[notes.VaultActiveStatus] = b
@@ -571,9 +600,13 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 // Drain lands whatever is queued as one commit; synchronous commands call it
 // first. It reports how many records landed and why any are still waiting.
 func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err error) {
+	// Sessions that went idle are over: their one journal entry first.
+	if rep, ferr := v.FinaliseSessions(ctx, EndIdle, notes.WrapInput{}); ferr == nil {
+		landed += len(rep.Finalised)
+	}
 	queued, qerr := v.Repo.Queued()
 	if len(queued) == 0 {
-		return 0, "", qerr
+		return landed, "", qerr
 	}
 	v.Migrate(ctx)
 	others, owaiting, _ := v.landOthers(ctx, queued)
@@ -587,4 +620,15 @@ func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err erro
 	}
 	routed, _ := v.LandQueuedRoutes(ctx)
 	return n + routed + others, owaiting, nil
+}
+
+// allSessionTurns reports whether every plan is a session's turn (a record
+// and a bridge note, no entry, no ticks).
+func allSessionTurns(all []Plan) bool {
+	for _, p := range all {
+		if p.Session == nil || p.Entry != nil || len(p.Done) > 0 {
+			return false
+		}
+	}
+	return len(all) > 0
 }

@@ -86,8 +86,8 @@ func (v *Vault) redactAll(in []string) []string {
 	return out
 }
 
-// ownPaths are the view files and scribe-written directories; they never
-// count as a session's changes.
+// ownPaths are the view files, scribe-written directories and agent
+// scratch; they never count as a session's changes.
 func (v *Vault) ownPaths() []string {
 	p := v.Config.Paths
 	own := []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus}
@@ -96,7 +96,8 @@ func (v *Vault) ownPaths() []string {
 	if d := strings.Trim(p.MemoryDir, "/"); d != "" && d != "." {
 		own = append(own, d)
 	}
-	return own
+	// Agent scratch (Claude Code's own worktrees, …) is not the person's work.
+	return append(own, agentScratch...)
 }
 
 // managedPaths are every file scribe writes, including progress.md.

@@ -42,6 +42,9 @@ type Plan struct {
 	// replaces: agent prose made detached for a Stop hook's wrap lands only
 	// while the deterministic note it rewrote is still the current one.
 	ReplacesBridge string `json:"replaces_bridge,omitempty"`
+	// Session, when set, is the session record this plan writes
+	// (sessions/<id>.yaml): a Stop's update or a session's finalisation.
+	Session *notes.Session `json:"session,omitempty"`
 
 	lastFingerprint string // of the newest scribe commit, read while planning
 }
