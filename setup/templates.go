@@ -1,8 +1,8 @@
 package setup
 
 import (
-	"fmt"
 	"bytes"
+	"fmt"
 	"path"
 	"strings"
 
