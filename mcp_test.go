@@ -814,3 +814,54 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestMCPRoutesKeptFollowups: follow-ups an agent session announced with no
+// terminal to ask are kept on the vault; followups_route without a
+// transcript asks the person (elicitation) to route them, and only an
+// accept writes (issue 11: nothing silently lost in hook mode).
+func TestMCPRoutesKeptFollowups(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"accept", "decline"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			r := newMCPRepo(t)
+			tr := filepath.Join(r.work, "t.jsonl")
+			line := `{"type":"assistant","sessionId":"s-kept","uuid":"a1","timestamp":"2026-12-01T09:00:00.000Z","message":{"role":"assistant","id":"m1","content":[{"type":"text","text":"Parser done. Next session: add paging to the users endpoint."}]}}` + "\n"
+			if err := os.WriteFile(tr, []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stop := `{"session_id":"s-kept","transcript_path":"` + tr + `","cwd":"` + r.dir + `","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Parser done. Next session: add paging to the users endpoint."}`
+			c := exec.Command("git", "scribe", "wrap", "--hook")
+			c.Dir, c.Env, c.Stdin = r.dir, r.env, strings.NewReader(stop)
+			if out, err := c.CombinedOutput(); err != nil {
+				t.Fatalf("wrap --hook: %v\n%s", err, out)
+			}
+			if got := r.run("git", "scribe", "followups", "list"); !strings.Contains(got, "add paging to the users endpoint") {
+				t.Fatalf("the session kept no follow-up:\n%s", got)
+			}
+			var shown []string
+			opts := &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				shown = append(shown, req.Params.Message)
+				return &mcp.ElicitResult{Action: action, Content: map[string]any{}}, nil
+			}}
+			cs, _ := r.connect(ctx, r.dir, opts)
+			out, res, text := callTool(t, ctx, cs, "followups_route", map[string]any{"routes": []map[string]any{{"item": "1", "to": "journal"}}})
+			if res.IsError {
+				t.Fatalf("followups_route = %s", text)
+			}
+			if len(shown) != 1 || !strings.Contains(shown[0], "add paging to the users endpoint") {
+				t.Errorf("the person was shown %q", shown)
+			}
+			journal := r.run("git", "scribe", "journal")
+			if got := strings.Contains(journal, "add paging to the users endpoint"); got != (action == "accept") {
+				t.Errorf("%s: the journal has the follow-up: %v (%v)\n%s", action, got, out["status"], journal)
+			}
+			left := r.run("git", "scribe", "followups", "list")
+			if kept := strings.Contains(left, "add paging"); kept != (action != "accept") {
+				t.Errorf("%s: still pending: %v\n%s", action, kept, left)
+			}
+		})
+	}
+}

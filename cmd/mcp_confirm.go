@@ -334,7 +334,7 @@ type mcpRouteArg struct {
 
 // mcpFollowupsRouteArg is followups_route's input.
 type mcpFollowupsRouteArg struct {
-	Transcript string        `json:"transcript" jsonschema:"the transcript followups_extract read (same rules)"`
+	Transcript string        `json:"transcript,omitempty" jsonschema:"the transcript followups_extract read (same rules); leave it out to route the follow-ups agent sessions kept on the vault (numbered as git scribe followups lists them)"`
 	Routes     []mcpRouteArg `json:"routes" jsonschema:"where each orphan should go; orphans no route names stay unrouted"`
 }
 
@@ -352,6 +352,78 @@ func tuneFollowupsRoute(ps map[string]*jsonschema.Schema) {
 	}
 }
 
+// routeKept proposes where the follow-ups agent sessions kept on the vault
+// go (issue 11: nothing silently lost in hook mode; MCP can elicit) and
+// routes them once the person accepts the exact list of destinations.
+func (s *mcpServer) routeKept(ctx context.Context, c *mcpCall, v *vault.Vault, in mcpFollowupsRouteArg) (any, error) {
+	pending, err := v.PendingFollowups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(pending) == 0 {
+		return nil, errors.New("nothing asked, nothing routed: no follow-ups wait for routing (git scribe followups lists them)")
+	}
+	rf := followups.RouteFile{}
+	for _, r := range in.Routes {
+		if strings.Contains(r.Task+r.Project, "..") {
+			return nil, fmt.Errorf("route %q: project and task are plain names, without \"..\"", r.Item)
+		}
+		rf.Routes = append(rf.Routes, followups.Route{Item: r.Item, To: r.To, Project: r.Project, Task: r.Task})
+	}
+	cands := vault.Candidates(pending)
+	routes, unknown := rf.Apply(cands, v.Config.Followups.Similarity)
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("nothing asked, nothing routed: no kept follow-up matches %s (git scribe followups lists them with their numbers)", strings.Join(quoteAll(unknown), ", "))
+	}
+	if len(routes) == 0 {
+		return nil, errors.New("nothing asked, nothing routed: these routes name no kept follow-up")
+	}
+	srcs, _, err := v.FollowupSources(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	assigns, err := v.Assign(cands, routes, srcs)
+	if err != nil {
+		return nil, fmt.Errorf("nothing asked, nothing routed: %w", err)
+	}
+	var b strings.Builder
+	for _, a := range assigns {
+		where := a.Path
+		switch {
+		case a.To == followups.RouteSkip:
+			where = "skipped"
+		case a.To == followups.RouteJournal:
+			where = "the journal's ### Next (a new entry)"
+		case a.Task != "":
+			where += " (active task " + a.Task + ")"
+		}
+		fmt.Fprintf(&b, "  %d. %s\n     → %s\n", a.Candidate.N, a.Candidate.Text, where)
+	}
+	question := "An agent proposes routing these follow-ups its sessions kept. Accept writes them; decline routes nothing."
+	return s.propose(ctx, c, nil, "followups_route", question, strings.TrimRight(b.String(), "\n"), "git scribe followups route", nil,
+		func(ctx context.Context, _ *memory.Store) (any, ProposalStatus, error) {
+			now, err := v.PendingFollowups(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			again, _ := rf.Apply(vault.Candidates(now), v.Config.Followups.Similarity) // what the person saw, by text
+			rep, err := v.RoutePending(ctx, now, again)
+			if err != nil {
+				return nil, "", err
+			}
+			status := ProposalExists
+			if rep != nil {
+				switch rep.Status {
+				case "committed":
+					status = ProposalWritten
+				case "queued":
+					status = ProposalQueued
+				}
+			}
+			return map[string]any{"decided": len(again), "routing": rep}, status, nil
+		})
+}
+
 // followupsRoute proposes where a transcript's orphans go and routes them
 // once the person accepts the exact list of destinations.
 func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollowupsRouteArg) (any, error) {
@@ -361,6 +433,9 @@ func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollow
 	v, err := c.f.Vault(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if strings.TrimSpace(in.Transcript) == "" {
+		return s.routeKept(ctx, c, v, in)
 	}
 	path, err := transcriptPath(v.Repo, in.Transcript, c.f.getenv("HOME"))
 	if err != nil {
