@@ -49,7 +49,7 @@ Writing tools:
   rule_propose       a project rule for CLAUDE.md      (after a person's yes)
   trap_propose       a novel trap record               (after a person's yes)
   compound_gate      promote or reject memory candidates (after a person's yes)
-  followups_route    route orphaned follow-ups         (after a person's yes)
+  followups_route    route orphaned or kept follow-ups (after a person's yes)
 
 Tool arguments are data, checked against each tool's JSON Schema: never
 command-line flags, paths outside the repository, or another repository.
