@@ -363,12 +363,9 @@ func (s *mcpServer) routeKept(ctx context.Context, c *mcpCall, v *vault.Vault, i
 	if len(pending) == 0 {
 		return nil, errors.New("nothing asked, nothing routed: no follow-ups wait for routing (git scribe followups lists them)")
 	}
-	rf := followups.RouteFile{}
-	for _, r := range in.Routes {
-		if strings.Contains(r.Task+r.Project, "..") {
-			return nil, fmt.Errorf("route %q: project and task are plain names, without \"..\"", r.Item)
-		}
-		rf.Routes = append(rf.Routes, followups.Route{Item: r.Item, To: r.To, Project: r.Project, Task: r.Task})
+	rf, err := routeFile(in.Routes)
+	if err != nil {
+		return nil, err
 	}
 	cands := vault.Candidates(pending)
 	routes, unknown := rf.Apply(cands, v.Config.Followups.Similarity)
@@ -386,21 +383,9 @@ func (s *mcpServer) routeKept(ctx context.Context, c *mcpCall, v *vault.Vault, i
 	if err != nil {
 		return nil, fmt.Errorf("nothing asked, nothing routed: %w", err)
 	}
-	var b strings.Builder
-	for _, a := range assigns {
-		where := a.Path
-		switch {
-		case a.To == followups.RouteSkip:
-			where = "skipped"
-		case a.To == followups.RouteJournal:
-			where = "the journal's ### Next (a new entry)"
-		case a.Task != "":
-			where += " (active task " + a.Task + ")"
-		}
-		fmt.Fprintf(&b, "  %d. %s\n     → %s\n", a.Candidate.N, a.Candidate.Text, where)
-	}
+	b := describeRoutes(assigns, "skipped")
 	question := "An agent proposes routing these follow-ups its sessions kept. Accept writes them; decline routes nothing."
-	return s.propose(ctx, c, nil, "followups_route", question, strings.TrimRight(b.String(), "\n"), "git scribe followups route", nil,
+	return s.propose(ctx, c, nil, "followups_route", question, b, "git scribe followups route", nil,
 		func(ctx context.Context, _ *memory.Store) (any, ProposalStatus, error) {
 			now, err := v.PendingFollowups(ctx)
 			if err != nil {
@@ -441,12 +426,9 @@ func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollow
 	if err != nil {
 		return nil, err
 	}
-	rf := followups.RouteFile{}
-	for _, r := range in.Routes {
-		if strings.Contains(r.Task+r.Project, "..") {
-			return nil, fmt.Errorf("route %q: project and task are plain names, without \"..\"", r.Item)
-		}
-		rf.Routes = append(rf.Routes, followups.Route{Item: r.Item, To: r.To, Project: r.Project, Task: r.Task})
+	rf, err := routeFile(in.Routes)
+	if err != nil {
+		return nil, err
 	}
 	theta := v.Config.Followups.Similarity
 	ex, err := v.ExtractConversation(ctx, path)
@@ -464,22 +446,10 @@ func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollow
 	if err != nil {
 		return nil, fmt.Errorf("nothing asked, nothing routed: %w", err)
 	}
-	var b strings.Builder
-	for _, a := range assigns {
-		where := a.Path
-		switch {
-		case a.To == followups.RouteSkip:
-			where = "skipped (reported as potentially lost)"
-		case a.To == followups.RouteJournal:
-			where = "the journal's ### Next (a new entry)"
-		case a.Task != "":
-			where += " (active task " + a.Task + ")"
-		}
-		fmt.Fprintf(&b, "  %d. %s\n     → %s\n", a.Candidate.N, a.Candidate.Text, where)
-	}
+	b := describeRoutes(assigns, "skipped (reported as potentially lost)")
 	command := "git scribe followups extract --transcript " + shellQuote(path) + " (answer the prompt, or pass --route FILE with these routes)"
 	question := "An agent proposes routing these follow-ups from the session. Accept writes them (one commit); decline routes nothing."
-	return s.propose(ctx, c, nil, "followups_route", question, strings.TrimRight(b.String(), "\n"), command, nil,
+	return s.propose(ctx, c, nil, "followups_route", question, b, command, nil,
 		func(ctx context.Context, _ *memory.Store) (any, ProposalStatus, error) {
 			fr, err := v.ExtractAndRoute(ctx, vault.ExtractOptions{Transcript: path,
 				Ask: func(fr *vault.FollowupsReport) (map[int]followups.Route, error) {
@@ -500,6 +470,37 @@ func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollow
 			}
 			return fr, status, nil
 		})
+}
+
+// routeFile turns a tool's routes into the decision file's form.
+func routeFile(routes []mcpRouteArg) (followups.RouteFile, error) {
+	rf := followups.RouteFile{}
+	for _, r := range routes {
+		if strings.Contains(r.Task+r.Project, "..") {
+			return rf, fmt.Errorf("route %q: project and task are plain names, without \"..\"", r.Item)
+		}
+		rf.Routes = append(rf.Routes, followups.Route{Item: r.Item, To: r.To, Project: r.Project, Task: r.Task})
+	}
+	return rf, nil
+}
+
+// describeRoutes is what the person is shown: each follow-up and where it
+// would go (skipped says what a skip means here).
+func describeRoutes(assigns []followups.Assignment, skipped string) string {
+	var b strings.Builder
+	for _, a := range assigns {
+		where := a.Path
+		switch {
+		case a.To == followups.RouteSkip:
+			where = skipped
+		case a.To == followups.RouteJournal:
+			where = "the journal's ### Next (a new entry)"
+		case a.Task != "":
+			where += " (active task " + a.Task + ")"
+		}
+		fmt.Fprintf(&b, "  %d. %s\n     → %s\n", a.Candidate.N, a.Candidate.Text, where)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 func quoteAll(ss []string) []string {
