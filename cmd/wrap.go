@@ -100,7 +100,7 @@ are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 	fl.StringVar(&in.Witness, "witness", "", `witness verdicts, e.g. "PASS iter1; WARN iter2 not-covered-by-tests"`)
 	fl.StringVar(&o.LoopFile, "loop-report", "", "read the loop report from `FILE`")
 	fl.StringVar(&in.Base, "base", "", "read changes since `REV` instead of the last scribe commit")
-	fl.StringArrayVar(&in.Done, "done", nil, "progress `ITEM` completed (repeatable; ticked when the mode includes progress)")
+	fl.StringArrayVar(&in.Done, "done", nil, "progress `ITEM` completed (repeatable): ticked in progress.md, a commit of that file alone on your branch")
 	fl.StringArrayVar(&in.Next, "next", nil, `follow-up for the journal's "### Next", e.g. "(api) add paging" (repeatable)`)
 	fl.StringVar(&in.Urgent, "urgent", "", "an urgent item for the first line of the bridge note")
 	fl.StringArrayVar(&in.Questions, "question", nil, "open question for the bridge note (repeatable)")

@@ -298,6 +298,13 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 	if isForced {
 		p.Modes, p.Row = forced, "mode forced: "+forced.String()
 	}
+	if len(in.Done) > 0 && !p.Modes.Has(notes.ModeProgress) {
+		// A person who says --done ITEM wants it ticked, whatever the
+		// dispatch table decides for the rest (it used to be dropped
+		// silently unless the mode included progress).
+		p.Modes = notes.Canonical(append(p.Modes, notes.ModeProgress))
+		p.Row += "; --done ticks progress.md"
+	}
 	if len(p.Modes) == 0 {
 		return p, files, nil
 	}
