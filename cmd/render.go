@@ -33,7 +33,11 @@ func renderWrap(ios *IOStreams, rep vault.WrapReport) {
 		fmt.Fprintf(out, "%s %s\n", ios.Bold("queued:"), rep.Reason)
 		fmt.Fprintln(out, "  nothing is lost: the next git scribe command (e.g. `git scribe wrap`) lands it; `git scribe status` shows the queue")
 	case "dry-run":
-		fmt.Fprintf(out, "%s would write %s (%s)\n", ios.Bold("dry run:"), rep.Modes, rep.Row)
+		if len(rep.Modes) == 0 {
+			fmt.Fprintf(out, "%s this wrap would write nothing itself (%s)\n", ios.Bold("dry run:"), orRow(rep.Row))
+		} else {
+			fmt.Fprintf(out, "%s would write %s (%s)\n", ios.Bold("dry run:"), rep.Modes, orRow(rep.Row))
+		}
 		if rep.Landed > 0 {
 			fmt.Fprintf(out, "  and land %d queued record(s)\n", rep.Landed)
 		}
@@ -52,4 +56,12 @@ func renderWrap(ios *IOStreams, rep vault.WrapReport) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
 	}
+}
+
+// orRow names the dispatch table's row, or says there was none.
+func orRow(row string) string {
+	if row == "" {
+		return "no change to persist"
+	}
+	return row
 }

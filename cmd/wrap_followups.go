@@ -50,7 +50,11 @@ func reportWrap(ctx context.Context, v *vault.Vault, o *WrapOptions, in notes.Wr
 	if wf.Followups != nil {
 		renderFollowups(o.IO, wf.Followups, false)
 	}
-	renderAudit(o.IO, wf.Audit)
+	if a := wf.Audit; rep.Status != "nothing" || wf.Followups != nil || (a != nil && (len(a.PotentiallyLost) > 0 || len(a.Untagged) > 0 || len(a.Warnings) > 0)) {
+		// A wrap that wrote nothing and found nothing at risk says so in one
+		// line; the audit is there when something happened (--json has it).
+		renderAudit(o.IO, wf.Audit)
+	}
 	for _, w := range wf.Warnings {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
 	}

@@ -175,6 +175,11 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	}
 	if res.Vault.SHA == "" && res.Branch.SHA == "" {
 		rep.Status, rep.Reason = "nothing", "the vault already says this; no commit made"
+		if len(plans) == 0 && plan.Row != "" {
+			// This wrap planned nothing itself: say the dispatch table's
+			// reason, not the landing's.
+			rep.Reason = plan.Row
+		}
 		return rep, nil
 	}
 	rep.Status, rep.Reason = "committed", plan.Row
