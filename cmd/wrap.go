@@ -53,6 +53,11 @@ touched), following the dispatch table of the session-wrap protocol:
   1–2 files changed            nothing (overhead > value)
   --trivial                    nothing
 
+A loop is an agent's try-review cycle: --loop keep means its result was kept
+(shipped), discard that it was thrown away. The witness is the reviewer's
+verdict per iteration (PASS, WARN or BLOCK with findings, --witness): the
+journal keeps the findings in full, the bridge note only the final verdict.
+
 The bridge note is the current branch's (each branch has its own); the
 journal entry names the commits it covers. Both are rendered, git-ignored,
 into .claude/sonmat/ so editors and agents can read them.
@@ -60,9 +65,8 @@ into .claude/sonmat/ so editors and agents can read them.
 Without --artifacts, wrap reads the diff itself: commits since the last
 journaled commit (else HEAD~1) plus your staged, unstaged and untracked
 changes. Your own work is never staged, committed or modified. The one write
-wrap makes on your branch is a progress tick you asked for (--done ITEM with a
-mode that includes progress): a commit of progress.md alone, signed when you
-sign commits. When that cannot be made now (merge or rebase in progress,
+wrap makes on your branch is a progress tick you asked for (--done ITEM):
+a commit of progress.md alone, signed when you sign commits. When that cannot be made now (merge or rebase in progress,
 detached HEAD, index locked, your edits on progress.md) it is queued and the
 next git scribe command lands it, on the branch it was meant for.
 
@@ -92,7 +96,7 @@ are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 	}
 	fl := c.Flags()
 	in := &o.Input
-	fl.StringVar(&in.Loop, "loop", "", "loop exit: keep or discard")
+	fl.StringVar(&in.Loop, "loop", "", "how the agent's try-review loop ended: keep (result kept) or discard (thrown away)")
 	fl.BoolVar(&in.SessionEnd, "session-end", false, "the session is ending")
 	fl.BoolVar(&in.Trivial, "trivial", false, "trivial task: persist nothing")
 	fl.StringVar(&in.Hint, "hint", "", "1–2 sentences on what was done (the bridge note's context)")
