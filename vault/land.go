@@ -580,7 +580,7 @@ func (v *Vault) planFromCommits(recs []CommitRecord, others []Plan) (Plan, bool)
 			summary = subjects[0]
 		}
 		p.Summary = notes.Truncate(v.redact(notes.OneLine(summary)), 72)
-		p.Entry = &notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(v.redactAll(list)), Result: "shipped",
+		p.Entry = &notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: v.scope(list), Result: "shipped",
 			Notable: fmt.Sprintf("+%d −%d; %s", add, del, v.redact(listFew(subjects, 3))), Commits: p.Commits, Modes: p.Modes.String()}
 	} else {
 		p.Modes = nil

@@ -450,7 +450,7 @@ func (v *Vault) absorbTranscript(ctx context.Context, rec *notes.Session, h note
 				files, test := toolUse(b)
 				for _, f := range files {
 					if rel := v.relPath(f); rel != "" {
-						rec.AddFiles(rel)
+						rec.AddFiles(v.redact(rel)) // the record is on the vault: names pass the redactor
 					}
 				}
 				if test != "" {
@@ -630,7 +630,7 @@ func (v *Vault) absorbCommits(ctx context.Context, rec *notes.Session, head gito
 		for i, f := range fates {
 			switch f.fate {
 			case recordLand:
-				rec.AddCommit(notes.SessionCommit{SHA: f.rec.SHA, Subject: v.redact(f.rec.Subject), Files: v.notOwn(f.rec.Files),
+				rec.AddCommit(notes.SessionCommit{SHA: f.rec.SHA, Subject: v.redact(f.rec.Subject), Files: v.redactAll(v.notOwn(f.rec.Files)),
 					Added: f.rec.Added, Deleted: f.rec.Deleted})
 				*taken = append(*taken, items[i])
 			case recordDrop:
@@ -657,7 +657,7 @@ func (v *Vault) absorbCommits(ctx context.Context, rec *notes.Session, head gito
 					if !ok || ci.Missing || (ci.Time > 0 && !rec.Started.IsZero() && ci.Time < rec.Started.Add(-time.Minute).Unix()) {
 						continue // older than the session: brought in by a pull or rebase
 					}
-					rec.AddCommit(notes.SessionCommit{SHA: sha, Subject: v.redact(ci.Subject), Files: v.notOwn(ci.Files), Added: ci.Added, Deleted: ci.Deleted})
+					rec.AddCommit(notes.SessionCommit{SHA: sha, Subject: v.redact(ci.Subject), Files: v.redactAll(v.notOwn(ci.Files)), Added: ci.Added, Deleted: ci.Deleted})
 				}
 			}
 		}
@@ -836,7 +836,7 @@ func (v *Vault) finalise(ctx context.Context, rec notes.Session, reason string, 
 		case uncommitted:
 			res = "partial"
 		}
-		e := notes.Entry{ID: sessionEntryID(rec), Time: now, Summary: p.Summary, Scope: scope(changed), Result: res,
+		e := notes.Entry{ID: sessionEntryID(rec), Time: now, Summary: p.Summary, Scope: v.scope(changed), Result: res,
 			Notable: notable, Tests: tests, Commits: p.Commits, Modes: p.Modes.String(), Next: next}
 		if p.Modes.Has(notes.ModeProgress) {
 			e.Done = v.redactAll(in.Done)
@@ -924,14 +924,14 @@ func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.W
 	}
 	paths = append(paths, ch.Untracked...)
 	if len(paths) > 0 {
-		b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", listFew(dedup(paths), 4)))
+		b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", v.fileList(dedup(paths), 4)))
 	}
 	var cites []string
 	for _, c := range rec.Commits {
 		cites = append(cites, c.Files...)
 	}
 	cites = append(cites, rec.Files...)
-	b.Cites = citeable(dedup(cites), 10, v.managedPaths())
+	b.Cites = v.citeable(dedup(cites), 10)
 	return b
 }
 

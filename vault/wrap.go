@@ -319,7 +319,7 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 	// A commit subject can stand in for the hint: it passes the redactor too.
 	p.Summary = v.redact(summarise(hint, ch, files))
 	if p.Modes.Has(notes.ModeJournal) {
-		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: scope(v.redactAll(files)), Result: result(in, uncommitted),
+		e := notes.Entry{ID: entryID(now), Time: now, Summary: p.Summary, Scope: v.scope(files), Result: result(in, uncommitted),
 			Notable: v.redact(notable), Tests: v.redact(notes.OneLine(in.Tests)), Commits: p.Commits, Modes: p.Modes.String(),
 			Next: v.redactAll(in.Next)}
 		if p.Modes.Has(notes.ModeWitness) || in.Witness != "" {
@@ -341,8 +341,8 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 		}
 		if len(files) > 0 {
 			// File names pass the redactor too (a token in a file name).
-			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), listFew(v.redactAll(files), 5)))
-			b.Cites = citeable(v.redactAll(files), 10, v.managedPaths())
+			b.Context = append(b.Context, fmt.Sprintf("Changed %s: %s.", changeCount(ch, files), v.fileList(files, 5)))
+			b.Cites = v.citeable(files, 10)
 		}
 		if in.Loop == "discard" {
 			b.Context = append(b.Context, "The last approach was discarded; see the journal for why.")
@@ -358,7 +358,7 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 				}
 			}
 			paths = append(paths, ch.Untracked...)
-			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", listFew(v.redactAll(dedup(paths)), 4)))
+			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", v.fileList(dedup(paths), 4)))
 		}
 		p.Bridge = &b
 	}
@@ -435,9 +435,10 @@ func listFew(items []string, n int) string {
 // citeable keeps up to n plain repo paths (cites are stored comma-joined),
 // never scribe-managed ones: scribe's own ticks would make the note look
 // stale.
-func citeable(files []string, n int, managed map[string]bool) []string {
+func (v *Vault) citeable(files []string, n int) []string {
+	managed := v.managedPaths()
 	var out []string
-	for _, f := range files {
+	for _, f := range v.redactAll(files) {
 		if managed[f] || strings.ContainsAny(f, ",\n") || strings.Contains(f, "-->") {
 			continue
 		}
@@ -449,11 +450,15 @@ func citeable(files []string, n int, managed map[string]bool) []string {
 	return out
 }
 
+// fileList names a few file names for a note: they pass the redactor like
+// every text (a token in a file name), as in scope and citeable.
+func (v *Vault) fileList(files []string, n int) string { return listFew(v.redactAll(files), n) }
+
 // scope names the top-level areas touched.
-func scope(files []string) string {
+func (v *Vault) scope(files []string) string {
 	count := map[string]int{}
 	var order []string
-	for _, f := range files {
+	for _, f := range v.redactAll(files) {
 		top := f
 		if i := strings.IndexByte(f, '/'); i >= 0 {
 			top = f[:i+1]
