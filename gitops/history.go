@@ -34,24 +34,6 @@ func (r *Repo) LastScribeCommit(ctx context.Context, head string) (ScribeCommit,
 	return ScribeCommit{SHA: sha, Trailers: ParseTrailers(body)}, true, nil
 }
 
-// LastCommitWithTrailer finds the newest commit on head's history whose
-// message has a "key: " trailer line.
-func (r *Repo) LastCommitWithTrailer(ctx context.Context, head, key string) (ScribeCommit, bool, error) {
-	if head == "" {
-		return ScribeCommit{}, false, nil
-	}
-	out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%B", "--grep=^"+key+": ", head)
-	if err != nil {
-		return ScribeCommit{}, false, fmt.Errorf("find the last commit with %s: %w", key, err)
-	}
-	s := strings.TrimSpace(string(out))
-	if s == "" {
-		return ScribeCommit{}, false, nil
-	}
-	sha, body, _ := strings.Cut(s, "\x00")
-	return ScribeCommit{SHA: sha, Trailers: ParseTrailers(body)}, true, nil
-}
-
 // ParseTrailers reads "Key: value" lines from the last paragraph of a message.
 func ParseTrailers(msg string) map[string]string {
 	msg = strings.TrimRight(msg, "\n")

@@ -66,20 +66,13 @@ func (r *Repo) lockNet(ctx context.Context, remote string, op func(context.Conte
 	return err
 }
 
-// checkLockRemote refuses a remote that is not configured in the
+// CheckConfiguredRemote refuses a remote that is not configured in the
 // repository's git config. The name may come from a committed
 // .scribe.yaml, which anyone who can push to the repository writes: as a
 // URL it would make every scribe write send this host's name and pid
 // there. Only remote.<name>.url, which only the user sets, is trusted. The
 // refusal is an *UnreachableError, so the write is queued, never lost.
-// CheckConfiguredRemote refuses a remote that is not configured in the
-// repository's git config (remote.<name>.url): scribe talks only to remotes
-// a person configured, never to a URL from a committed .scribe.yaml.
 func (r *Repo) CheckConfiguredRemote(ctx context.Context, remote string) error {
-	return r.checkLockRemote(ctx, remote)
-}
-
-func (r *Repo) checkLockRemote(ctx context.Context, remote string) error {
 	url := ""
 	if remote != "" && !strings.ContainsAny(remote, " \t\r\n=") {
 		url, _ = r.configValue(ctx, "remote."+remote+".url")
@@ -107,7 +100,7 @@ type RemoteLock struct {
 // value. A remote that cannot be reached fails at once with an
 // *UnreachableError (callers queue the write: it is never done unlocked).
 func (r *Repo) AcquireRemote(ctx context.Context, remote string, names []string, opts LockOptions) (*RemoteLock, error) {
-	if err := r.checkLockRemote(ctx, remote); err != nil {
+	if err := r.CheckConfiguredRemote(ctx, remote); err != nil {
 		return nil, err
 	}
 	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)

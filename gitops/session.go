@@ -51,7 +51,7 @@ func (r *Repo) SetUp(ctx context.Context) bool {
 	if _, err := os.Stat(filepath.Join(r.WorkTree, ".scribe.yaml")); err == nil {
 		return true
 	}
-	if _, err := r.Git(ctx, "rev-parse", "-q", "--verify", VaultRef); err == nil {
+	if tip, err := r.VaultTip(ctx); err == nil && tip != "" {
 		return true
 	}
 	if dir, err := r.HooksDir(ctx); err == nil {

@@ -9,30 +9,22 @@ import (
 )
 
 const (
-	// hookInputWait bounds how long `--hook` waits for its JSON when stdin
+	// HookInputWait bounds how long `--hook` waits for its JSON when stdin
 	// stays open without sending one (a pipe the agent never closes, a
 	// terminal).
-	hookInputWait = HookInputWait
-	// HookInputWait is hookInputWait, exported.
 	HookInputWait = 2 * time.Second
 	// hookInputMax is the most hook input read (a transcript is passed by
 	// path, never inline).
 	hookInputMax = 16 << 20
 )
 
-// readHookInput reads the hook's JSON from r: until one complete JSON value
+// ReadHookInput reads the hook's JSON from r: until one complete JSON value
 // has arrived, r ends, hookInputMax bytes were read, or wait passes —
 // whichever comes first — so a stdin that is never closed cannot block a
 // wrap. What was read by then is returned (possibly partial, which the
 // caller reports as not JSON; possibly empty, which is no hook input).
 // The reader goroutine of a stdin that never closes is left blocked in
 // Read: the process exits soon after.
-func readHookInput(r io.Reader, wait time.Duration) ([]byte, error) {
-	return ReadHookInput(r, wait)
-}
-
-// ReadHookInput is readHookInput for callers outside the package (wrap
-// --background hands the hook's JSON to its detached half).
 func ReadHookInput(r io.Reader, wait time.Duration) ([]byte, error) {
 	type chunk struct {
 		data []byte

@@ -22,7 +22,7 @@ func TestReadHookInput(t *testing.T) {
 			io.WriteString(pw, js[10:]+"\n")
 		}()
 		start := time.Now()
-		data, err := readHookInput(pr, time.Minute)
+		data, err := ReadHookInput(pr, time.Minute)
 		if err != nil || strings.TrimSpace(string(data)) != js {
 			t.Fatalf("readHookInput = %q, %v", data, err)
 		}
@@ -34,7 +34,7 @@ func TestReadHookInput(t *testing.T) {
 		t.Parallel()
 		pr, pw := io.Pipe()
 		defer pw.Close()
-		data, err := readHookInput(pr, 100*time.Millisecond)
+		data, err := ReadHookInput(pr, 100*time.Millisecond)
 		if err != nil || len(data) != 0 {
 			t.Fatalf("readHookInput = %q, %v; want nothing once the wait passed", data, err)
 		}
@@ -44,14 +44,14 @@ func TestReadHookInput(t *testing.T) {
 		pr, pw := io.Pipe()
 		defer pw.Close()
 		go io.WriteString(pw, js[:20])
-		data, err := readHookInput(pr, 100*time.Millisecond)
+		data, err := ReadHookInput(pr, 100*time.Millisecond)
 		if err != nil || string(data) != js[:20] {
 			t.Fatalf("readHookInput = %q, %v; want the partial value", data, err)
 		}
 	})
 	t.Run("end of input", func(t *testing.T) {
 		t.Parallel()
-		data, err := readHookInput(strings.NewReader(js), time.Minute)
+		data, err := ReadHookInput(strings.NewReader(js), time.Minute)
 		if err != nil || string(data) != js {
 			t.Fatalf("readHookInput = %q, %v", data, err)
 		}

@@ -52,7 +52,7 @@ func ReadWrapInput(o InputOptions) (notes.WrapInput, *notes.Hook, error) {
 	}
 	if o.Hook {
 		// Bounded: a stdin the agent never closes cannot block the hook.
-		data, err := readHookInput(o.Stdin, hookInputWait)
+		data, err := ReadHookInput(o.Stdin, HookInputWait)
 		if err != nil {
 			return in, nil, fmt.Errorf("read hook input: %w", err)
 		}
