@@ -15,27 +15,42 @@ func newDocsCmd(f *Factory) *cobra.Command {
 		Hidden: false,
 	}
 	var release string
+	var install bool
 	man := &cobra.Command{
-		Use:   "man DIR",
-		Short: "Write git-scribe.1 and one man page per subcommand into DIR",
+		Use:   "man [DIR | --install]",
+		Short: "Write git-scribe.1 and one man page per subcommand into DIR, or beside the binary",
 		Long: `Writes man pages generated from the command tree, one per command.
 
-git scribe also keeps its pages beside its binary by itself: run from
-<prefix>/bin/git-scribe, it writes them to <prefix>/share/man/man1 once per
-version (set GIT_SCRIBE_NO_MAN_INSTALL=1 to stop it), and man finds them there
-for every directory on PATH, so "git scribe --help" and "git help scribe" open
-them, as for any git command. Use this command to install them elsewhere.`,
-		Example: "  git scribe docs man ~/.local/share/man/man1",
-		Args:    cobra.ExactArgs(1),
+--install writes them beside the binary: run from <prefix>/bin/git-scribe, to
+<prefix>/share/man/man1, where man finds them for every directory on PATH,
+so "git scribe --help" and "git help scribe" open them as for any git
+command (the README's install line runs it). git-scribe never writes outside
+the repository on its own: the pages are written only when you ask.`,
+		Example: "  git scribe docs man --install\n  git scribe docs man ~/.local/share/man/man1",
+		Args: func(c *cobra.Command, args []string) error {
+			if install == (len(args) == 1) || len(args) > 1 {
+				return &ExitError{Code: ExitUsage, Err: fmt.Errorf("name a DIR or pass --install (one of the two)")}
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
-			files, err := writeManPagesAs(c.Root(), args[0], release)
+			dir := ""
+			if install {
+				if dir, _ = manDirBesideBinary(); dir == "" {
+					return &ExitError{Code: ExitUsage, Err: fmt.Errorf("git-scribe is not in a bin directory, so there is no <prefix>/share/man beside it; pass a DIR instead")}
+				}
+			} else {
+				dir = args[0]
+			}
+			files, err := writeManPagesAs(c.Root(), dir, release)
 			if err != nil {
 				return &ExitError{Code: ExitUsage, Err: err}
 			}
-			fmt.Fprintf(f.IO.Out, "wrote %d man pages to %s\n", len(files), args[0])
+			fmt.Fprintf(f.IO.Out, "wrote %d man pages to %s\n", len(files), dir)
 			return nil
 		},
 	}
+	man.Flags().BoolVar(&install, "install", false, "write them beside the binary (<prefix>/share/man/man1), where man finds them")
 	man.Flags().StringVar(&release, "release", "", "the `VERSION` the pages name (default: this binary's; packaging passes the release's)")
 	c.AddCommand(man)
 	return c

@@ -52,7 +52,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return gitops.ColorConfig(ctx, dir)
 	}
 	root := NewRootCmd(f)
-	ensureManPagesBesideBinary(root, f.getenv)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
