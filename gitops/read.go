@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,8 +308,31 @@ func readFilesGoGit(st storer.EncodedObjectStorer, commit string, paths []string
 		return nil, err
 	}
 	m := make(map[string][]byte, len(paths))
+	// Each directory's tree is decoded once: tree.File per path decodes
+	// every tree on the way again, so n files of one directory cost n² (500
+	// session records: 80 ms of a Stop hook).
+	dirs := map[string]*object.Tree{"": tree}
+	dirOf := func(dir string) (*object.Tree, error) {
+		if t, ok := dirs[dir]; ok {
+			return t, nil
+		}
+		t, err := tree.Tree(dir)
+		if err != nil {
+			return nil, err
+		}
+		dirs[dir] = t
+		return t, nil
+	}
 	for _, p := range paths {
-		f, err := tree.File(p)
+		dir, base := path.Split(p)
+		dt, err := dirOf(strings.TrimSuffix(dir, "/"))
+		if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := dt.File(base)
 		if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
 			continue
 		}
