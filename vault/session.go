@@ -13,6 +13,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/internal/sentence"
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
@@ -355,7 +356,11 @@ func (v *Vault) OpenSession(ctx context.Context, sessionID string) (notes.Sessio
 	if !ok {
 		return notes.Session{}, false
 	}
-	all, err := v.Sessions(ctx)
+	tip, err := v.vaultTip(ctx)
+	if err != nil || tip == "" {
+		return notes.Session{}, false
+	}
+	all, err := v.sessionsAt(ctx, tip)
 	if err != nil {
 		return notes.Session{}, false
 	}
@@ -1043,7 +1048,11 @@ func (v *Vault) RoutePending(ctx context.Context, pending []PendingFollowup, rou
 // checked-out branch will journal the post-commit hook's records: landing
 // them now would journal the same commits twice.
 func (v *Vault) sessionHoldsCommits(ctx context.Context) bool {
-	all, err := v.Sessions(ctx)
+	tip, err := v.vaultTip(ctx)
+	if err != nil || tip == "" {
+		return false
+	}
+	all, err := v.sessionsAt(ctx, tip)
 	if err != nil || len(all) == 0 {
 		return false
 	}
@@ -1059,17 +1068,12 @@ func (v *Vault) sessionHoldsCommits(ctx context.Context) bool {
 	return false
 }
 
-// firstSentence is s up to its first sentence end: '.', '!' or '?' before
-// a space or the end (so "part0.go" stays whole), or a newline.
+// firstSentence is s's first sentence without its final punctuation, by
+// the one sentence splitter (internal/sentence), its first line at most.
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
-	for i, r := range s {
-		if r == '\n' {
-			return strings.TrimSpace(s[:i])
-		}
-		if (r == '.' || r == '!' || r == '?') && (i+1 == len(s) || s[i+1] == ' ') {
-			return s[:i]
-		}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
 	}
-	return s
+	return strings.TrimSpace(s[:sentence.FirstEnd(s)])
 }
