@@ -188,16 +188,26 @@ func (v *Vault) stampTimes(ctx context.Context, srcs []followups.SourceFile) err
 	committed := map[string]time.Time{}
 	dirty := map[string]bool{}
 	if len(rels) > 0 {
-		var err error
-		if committed, err = v.Repo.LastChanged(ctx, rels); err != nil {
-			return err
-		}
+		untracked := map[string]bool{}
 		if out, err := v.Repo.Git(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, rels...)...); err == nil {
 			for _, rec := range strings.Split(string(out), "\x00") {
 				if len(rec) > 3 {
 					dirty[rec[3:]] = true
+					untracked[rec[3:]] = strings.HasPrefix(rec, "??")
 				}
 			}
+		}
+		// An untracked source has no commit: asking history for it would
+		// walk all of it (the log's bound counts matching commits).
+		var tracked []string
+		for _, r := range rels {
+			if !untracked[r] {
+				tracked = append(tracked, r)
+			}
+		}
+		var err error
+		if committed, err = v.Repo.LastChanged(ctx, tracked); err != nil {
+			return err
 		}
 	}
 	for i := range srcs {
