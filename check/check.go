@@ -92,6 +92,10 @@ type Input struct {
 
 	mu    sync.Mutex
 	files map[string]worktreeFile
+
+	scribeOnce sync.Once
+	scribeLog  []patchCommit
+	scribeErr  error
 }
 
 type worktreeFile struct {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/git-scribe/git-scribe/gitops"
 )
 
 // logSafety returns git log options that keep user configuration
@@ -77,14 +79,31 @@ func parseRawLog(out string) ([]rawCommit, error) {
 	return commits, nil
 }
 
-// patchCommit is one commit of `git log -p` limited to a single path.
+// patchCommit is one commit of `git log -p`: its message and the diff of
+// each watched file it changed.
 type patchCommit struct {
 	SHA     string
 	Parents []string
 	Message string
+	Files   []filePatch
+}
+
+// filePatch is one file's diff in a patchCommit.
+type filePatch struct {
+	Path string
 	// OldAbsent and NewAbsent say the path did not exist before or after.
 	OldAbsent, NewAbsent bool
 	Hunks                []hunk
+}
+
+// File returns the commit's diff of path.
+func (c patchCommit) File(path string) (filePatch, bool) {
+	for _, f := range c.Files {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return filePatch{}, false
 }
 
 // hunk is one hunk of a unified diff. Lines keep their ' ', '-', '+' or
@@ -96,20 +115,55 @@ type hunk struct {
 
 const patchMarker = "\x00\x1eSCRIBE-COMMIT "
 
-// logPatch runs one `git log -p` over a single path, newest first, with
-// lines of context and extra options (e.g. --grep).
-func logPatch(ctx context.Context, in *Input, path string, lines int, extra ...string) ([]patchCommit, error) {
-	rng := in.RevRange()
-	if rng == "" {
-		return nil, nil
+// wholeFile is a diff context larger than any file scribe reads, so one
+// hunk holds the whole file and both versions can be rebuilt from it.
+const wholeFile = 1 << 30
+
+// scribeCommits is scribe's own commits on the branch (a Scribe-Mode
+// trailer) in the checked range, with the whole-file diffs of the files the
+// branch-history rules watch: CLAUDE.md, progress.md, the memory directory
+// and the trap records. It is one `git log -p` for all of those rules,
+// walked once per check however many of them run: each walk of a long
+// history costs what `git log -p` over the same paths costs.
+func (in *Input) scribeCommits(ctx context.Context) ([]patchCommit, error) {
+	in.scribeOnce.Do(func() {
+		rng := in.RevRange()
+		if rng == "" {
+			return
+		}
+		in.scribeLog, in.scribeErr = logPatch(ctx, in, rng, in.scribePathspecs(), wholeFile, "--grep=^"+gitops.TrailerMode+": ")
+	})
+	return in.scribeLog, in.scribeErr
+}
+
+// scribePathspecs are the paths scribeCommits watches. The files wrap owns
+// may share the trap directory (a journal of the old layout); their
+// whole-file diffs nobody reads, so they are excluded. (A ":(glob)" for the
+// trap records alone would double the walk: git cannot prune trees by it.)
+func (in *Input) scribePathspecs() []string {
+	p := in.Config.Paths
+	memDir := strings.TrimSuffix(p.MemoryDir, "/")
+	trapDir := strings.TrimSuffix(p.TrapDir, "/")
+	specs := []string{":(literal)" + p.ClaudeMD, ":(literal)" + p.Progress, ":(literal)" + memDir, ":(literal)" + trapDir}
+	for _, own := range []string{p.BridgeNote, p.Journal, p.JournalArchive, p.ActiveStatus} {
+		if own != p.ClaudeMD && own != p.Progress && !strings.HasPrefix(own, memDir+"/") {
+			specs = append(specs, ":(exclude,literal)"+own)
+		}
 	}
-	args := append([]string{"log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(lines)}, logSafety()...)
+	return specs
+}
+
+// logPatch runs one `git log -p` over paths in rng, newest first, with
+// lines of context and extra options (e.g. --grep).
+func logPatch(ctx context.Context, in *Input, rng string, paths []string, lines int, extra ...string) ([]patchCommit, error) {
+	args := append([]string{"-c", "core.quotePath=false", "log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(lines)}, logSafety()...)
 	args = append(args, "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%x1eSCRIBE-COMMIT %H %P%x00%B%x00")
 	args = append(args, extra...)
-	args = append(args, rng, "--", path)
+	args = append(args, rng, "--")
+	args = append(args, paths...)
 	out, err := in.Repo.Git(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read the history of %s: %w", path, err)
+		return nil, fmt.Errorf("read the history of %s: %w", strings.Join(paths, ", "), err)
 	}
 	return parsePatchLog(string(out))
 }
@@ -139,15 +193,57 @@ func parsePatchLog(out string) ([]patchCommit, error) {
 	return commits, nil
 }
 
+// diffPath reads the path of a "diff --git a/P b/P" header: without
+// renames both sides name the same path, so P is half of what follows
+// "diff --git "; a path git quoted ("a/tab\there") is unquoted.
+func diffPath(header string) (string, error) {
+	rest := strings.TrimPrefix(header, "diff --git ")
+	if strings.HasPrefix(rest, `"`) {
+		end := 1
+		for end < len(rest) && rest[end] != '"' {
+			if rest[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(rest) {
+			return "", fmt.Errorf("bad diff header %q", shorten(header, 80))
+		}
+		p, err := strconv.Unquote(rest[:end+1])
+		if err != nil || !strings.HasPrefix(p, "a/") {
+			return "", fmt.Errorf("bad diff header %q", shorten(header, 80))
+		}
+		return p[2:], nil
+	}
+	n := (len(rest) - len("a/ b/")) / 2
+	if n < 1 || !strings.HasPrefix(rest, "a/") || rest[2+n:2+n+3] != " b/" {
+		return "", fmt.Errorf("bad diff header %q", shorten(header, 80))
+	}
+	return rest[2 : 2+n], nil
+}
+
 func (c *patchCommit) parsePatch(patch string) error {
 	lines := strings.Split(patch, "\n")
+	var f *filePatch
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
+		if strings.HasPrefix(l, "diff --git ") {
+			p, err := diffPath(l)
+			if err != nil {
+				return err
+			}
+			c.Files = append(c.Files, filePatch{Path: p})
+			f = &c.Files[len(c.Files)-1]
+			continue
+		}
+		if f == nil {
+			continue
+		}
 		switch {
 		case strings.HasPrefix(l, "--- "):
-			c.OldAbsent = l == "--- /dev/null"
+			f.OldAbsent = l == "--- /dev/null"
 		case strings.HasPrefix(l, "+++ "):
-			c.NewAbsent = l == "+++ /dev/null"
+			f.NewAbsent = l == "+++ /dev/null"
 		case strings.HasPrefix(l, "@@ "):
 			h, oldN, newN, err := parseHunkHeader(l)
 			if err != nil {
@@ -173,10 +269,43 @@ func (c *patchCommit) parsePatch(patch string) error {
 				}
 				h.Lines = append(h.Lines, body)
 			}
-			c.Hunks = append(c.Hunks, h)
+			f.Hunks = append(f.Hunks, h)
 		}
 	}
 	return nil
+}
+
+// changes splits a whole-file hunk into the runs of changed lines a
+// zero-context diff (-U0) would show, each with the line it starts at.
+func (h hunk) changes() []hunk {
+	var out []hunk
+	oldLine, newLine := h.OldStart, h.NewStart
+	var cur *hunk
+	for _, l := range h.Lines {
+		switch l[0] {
+		case ' ':
+			cur = nil
+			oldLine++
+			newLine++
+			continue
+		case '\\':
+			if cur != nil {
+				cur.Lines = append(cur.Lines, l)
+			}
+			continue
+		}
+		if cur == nil {
+			out = append(out, hunk{OldStart: oldLine, NewStart: newLine})
+			cur = &out[len(out)-1]
+		}
+		cur.Lines = append(cur.Lines, l)
+		if l[0] == '-' {
+			oldLine++
+		} else {
+			newLine++
+		}
+	}
+	return out
 }
 
 // parseHunkHeader reads "@@ -a[,b] +c[,d] @@…".
@@ -207,9 +336,9 @@ func parseHunkHeader(l string) (h hunk, oldN, newN int, err error) {
 
 // sides rebuilds the old and new file texts from a whole-file hunk list
 // (a patch made with context larger than the file).
-func (c patchCommit) sides() (oldText, newText string) {
+func (f filePatch) sides() (oldText, newText string) {
 	var o, n strings.Builder
-	for _, h := range c.Hunks {
+	for _, h := range f.Hunks {
 		var last *strings.Builder // the side(s) the previous line went to
 		var both bool
 		for _, l := range h.Lines {

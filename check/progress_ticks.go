@@ -26,7 +26,7 @@ var doneStamp = lazyre.New(`\(done [^()]+\)\s*$`)
 
 func (progressTicks) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.Progress
-	commits, err := logPatch(ctx, in, path, 0, "--grep=^"+gitops.TrailerMode+": ")
+	commits, err := in.scribeCommits(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -36,17 +36,18 @@ func (progressTicks) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	}
 	var out []Finding
 	for _, c := range commits {
-		if !isScribeCommit(c.Message) || len(c.Parents) > 1 {
+		f, changed := c.File(path)
+		if !changed || !isScribeCommit(c.Message) || len(c.Parents) > 1 {
 			continue
 		}
 		bad, line := "", 0
 		switch {
-		case c.OldAbsent && !c.NewAbsent:
+		case f.OldAbsent && !f.NewAbsent:
 			bad, line = "created "+path+" (scribe never creates it; a person writes the plan)", 1
-		case c.NewAbsent && !c.OldAbsent:
+		case f.NewAbsent && !f.OldAbsent:
 			bad = "deleted " + path
 		default:
-			for _, h := range c.Hunks {
+			for _, h := range changes(f.Hunks) {
 				if why := tickOnly(h); why != "" {
 					bad, line = why, h.NewStart
 					if added := firstAdded(h); added != "" {
@@ -87,6 +88,15 @@ func isScribeCommit(msg string) bool {
 func subject(msg string) string {
 	s, _, _ := strings.Cut(msg, "\n")
 	return s
+}
+
+// changes is the zero-context hunks of a whole-file diff.
+func changes(hunks []hunk) []hunk {
+	var out []hunk
+	for _, h := range hunks {
+		out = append(out, h.changes()...)
+	}
+	return out
 }
 
 // tickOnly checks one zero-context hunk: its removed lines must be open

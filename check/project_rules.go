@@ -28,13 +28,9 @@ func newProjectRules() Rule {
 	}}
 }
 
-// wholeFile is a diff context larger than any file scribe reads, so one
-// hunk holds the whole file and both versions can be rebuilt from it.
-const wholeFile = 1 << 30
-
 func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.ClaudeMD
-	commits, err := logPatch(ctx, in, path, wholeFile, "--grep=^"+gitops.TrailerMode+": ")
+	commits, err := in.scribeCommits(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +40,15 @@ func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
 		return nil, err
 	}
 	for _, c := range commits {
+		f, changed := c.File(path)
 		trailers := gitops.ParseTrailers(c.Message)
-		if _, scribe := trailers[gitops.TrailerMode]; !scribe || len(c.Parents) > 1 {
+		if _, scribe := trailers[gitops.TrailerMode]; !changed || !scribe || len(c.Parents) > 1 {
 			continue
 		}
 		if memory.ConfirmedValue(trailers[TrailerConfirmed]) {
 			continue
 		}
-		oldText, newText := c.sides()
+		oldText, newText := f.sides()
 		if rulesSection(oldText) == rulesSection(newText) {
 			continue
 		}

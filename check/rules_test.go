@@ -425,9 +425,47 @@ func TestParsePatchLogSides(t *testing.T) {
 	if len(cs) != 1 || cs[0].SHA != "abc" || cs[0].Parents[0] != "def" || cs[0].Message != "msg\n" {
 		t.Fatalf("parsed %+v", cs)
 	}
-	o, n := cs[0].sides()
+	f, ok := cs[0].File("f")
+	if !ok {
+		t.Fatalf("no diff of f in %+v", cs[0])
+	}
+	o, n := f.sides()
 	if o != "keep\nold\ntail" || n != "keep\nnew\ntail\n" {
 		t.Fatalf("sides = %q, %q", o, n)
+	}
+}
+
+func TestDiffPath(t *testing.T) {
+	t.Parallel()
+	for header, want := range map[string]string{
+		"diff --git a/CLAUDE.md b/CLAUDE.md":                                 "CLAUDE.md",
+		"diff --git a/a b/c.md b/a b/c.md":                                   "a b/c.md",
+		"diff --git a/ b/x b/ b/x":                                           " b/x",
+		`diff --git "a/.claude/memory/t\tab.md" "b/.claude/memory/t\tab.md"`: ".claude/memory/t\tab.md",
+		`diff --git "a/q\"uote" "b/q\"uote"`:                                 `q"uote`,
+		`diff --git "a/\303\251t\303\251.md" "b/\303\251t\303\251.md"`:       "été.md",
+	} {
+		got, err := diffPath(header)
+		if err != nil || got != want {
+			t.Errorf("diffPath(%q) = %q, %v; want %q", header, got, err, want)
+		}
+	}
+	if _, err := diffPath("diff --git a/x"); err == nil {
+		t.Error("a truncated header parsed")
+	}
+}
+
+func TestWholeFileHunkChanges(t *testing.T) {
+	t.Parallel()
+	h := hunk{OldStart: 1, NewStart: 1, Lines: []string{" a", "-b", "+B", " c", " d", "+e", " f", "-g"}}
+	got := h.changes()
+	want := []hunk{
+		{OldStart: 2, NewStart: 2, Lines: []string{"-b", "+B"}},
+		{OldStart: 5, NewStart: 5, Lines: []string{"+e"}},
+		{OldStart: 6, NewStart: 7, Lines: []string{"-g"}},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("changes = %v, want %v", got, want)
 	}
 }
 
