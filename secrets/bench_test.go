@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"github.com/zricethezav/gitleaks/v8/config"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,35 @@ func BenchmarkRedact10KBSecrets(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
 		r.Redact(in)
+	}
+}
+
+// BenchmarkDecodeBook is the fixed part of a process's first redaction:
+// decoding gitleaks' default rules (no rule compiled).
+func BenchmarkDecodeBook(b *testing.B) {
+	for b.Loop() {
+		if _, err := decodeBook(config.DefaultConfig + extraRules); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedactFirstCallTurn is a process's first redaction of what a
+// Stop hook redacts: an agent's one-paragraph turn summary (the rules it
+// needs compiled, the book already decoded).
+func BenchmarkRedactFirstCallTurn(b *testing.B) {
+	in := "Edited internal/parse.go and ran go test ./...: all 14 tests pass. Next: wire the parser into cmd/wrap.go and update the README's usage section."
+	for b.Loop() {
+		NewRedactor().Redact(in)
+	}
+}
+
+// BenchmarkCompileAllRules is what every first redaction cost before rules
+// were compiled lazily (the book already decoded).
+func BenchmarkCompileAllRules(b *testing.B) {
+	for b.Loop() {
+		if _, err := newDetector(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -5,13 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
-	"github.com/rs/zerolog"
-	"github.com/spf13/viper"
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
@@ -40,21 +34,20 @@ type Finding struct {
 	Line int
 }
 
-// Redactor replaces secrets in text. Its gitleaks detector is built on the
-// first call to Redact, once; a Redactor is safe for concurrent use.
+// Redactor replaces secrets in text. It compiles gitleaks' rules as texts
+// first need them (see rules.go); a Redactor is safe for concurrent use.
 type Redactor struct {
-	once sync.Once
-	det  *detect.Detector
+	lazy lazyDetector
 }
 
-// NewRedactor returns a Redactor whose detector is not built yet.
+// NewRedactor returns a Redactor that has compiled no rule yet.
 func NewRedactor() *Redactor { return &Redactor{} }
 
 var shared = NewRedactor()
 
-// Warm builds the package-level detector now (once), so a caller can overlap
-// its ~35 ms build with I/O it has to do anyway (a Stop hook's git reads).
-func Warm() { shared.detector() }
+// Warm decodes gitleaks' default rules now (once), so a caller can overlap
+// it with I/O it has to do anyway (a Stop hook's git reads).
+func Warm() { _, _ = defaultBook() }
 
 // Redact returns text with every secret gitleaks' default rules find replaced
 // by "[REDACTED:<rule-id>]", and one Finding per replacement. It uses a
@@ -69,7 +62,6 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	if text == "" {
 		return text, nil
 	}
-	det := r.detector()
 
 	var (
 		out      = text
@@ -87,7 +79,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		var spans []span
 		searched := map[string]bool{}
 		for _, rg := range regions {
-			spans = scan(spans, det, out, rg, windowSize, windowOverlap, searched)
+			spans = scan(spans, r.detect, out, rg, windowSize, windowOverlap, searched)
 		}
 		spans = merge(spans)
 		if len(spans) == 0 {
@@ -128,50 +120,16 @@ func (r *Redactor) RedactPaths(paths []string) []string {
 	return out
 }
 
-// detector builds the gitleaks detector on first use.
-func (r *Redactor) detector() *detect.Detector {
-	r.once.Do(func() {
-		det, err := newDetector()
-		if err != nil {
-			// The configuration is gitleaks' embedded default: failing here is
-			// a build defect, not a runtime condition a caller can handle, and
-			// passing text through unredacted is not an option.
-			panic(fmt.Sprintf("secrets: build gitleaks detector: %v", err))
-		}
-		r.det = det
-	})
-	return r.det
-}
-
-var silenceOnce sync.Once
-
-// newDetector is detect.NewDetectorDefaultConfig without its use of viper's
-// global instance, which other code in the process may own.
-func newDetector() (*detect.Detector, error) {
-	// gitleaks logs findings (secrets included) at trace level through a
-	// package-global logger writing to stderr; nothing of it may ever leave
-	// the process.
-	silenceOnce.Do(func() { logging.Logger = zerolog.Nop() })
-
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig + extraRules)); err != nil {
-		return nil, fmt.Errorf("read default config: %w", err)
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return nil, fmt.Errorf("decode default config: %w", err)
-	}
-	cfg, err := vc.Translate()
+// detect runs gitleaks' default rules over text.
+func (r *Redactor) detect(text string) []report.Finding {
+	fs, err := r.lazy.detect(text)
 	if err != nil {
-		return nil, fmt.Errorf("compile default rules: %w", err)
+		// The configuration is gitleaks' embedded default: failing here is
+		// a build defect, not a runtime condition a caller can handle, and
+		// passing text through unredacted is not an option.
+		panic(fmt.Sprintf("secrets: build gitleaks detector: %v", err))
 	}
-	det := detect.NewDetector(cfg)
-	det.MaxDecodeDepth = decodeDepth
-	// A "gitleaks:allow" comment in a transcript must not let a secret
-	// through to the vault.
-	det.IgnoreGitleaksAllow = true
-	return det, nil
+	return fs
 }
 
 // extraRules are rules gitleaks' defaults lack, in its own TOML form so
@@ -221,10 +179,10 @@ func around(edits []edit, n, reach int) []region {
 // scan runs the detector over the part of s in rg, in overlapping windows of
 // about size bytes cut at line ends where possible, and appends the ranges to
 // redact to spans (unsorted; see merge). searched is as for locate.
-func scan(spans []span, det *detect.Detector, s string, rg region, size, overlap int, searched map[string]bool) []span {
+func scan(spans []span, detect func(string) []report.Finding, s string, rg region, size, overlap int, searched map[string]bool) []span {
 	for start := rg.lo; start < rg.hi; {
 		from, end := window(s, start, rg.hi, size, overlap)
-		spans = locate(spans, s, region{from, end}, det.DetectString(s[from:end]), searched)
+		spans = locate(spans, s, region{from, end}, detect(s[from:end]), searched)
 		start = end
 	}
 	return spans

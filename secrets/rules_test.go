@@ -1,0 +1,124 @@
+package secrets
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// TestBookDecodesAsViperDoes guards the go-toml decoding of gitleaks'
+// default configuration against drift: it must equal what gitleaks' own
+// loader (viper) makes of the same text, rule for rule.
+func TestBookDecodesAsViperDoes(t *testing.T) {
+	t.Parallel()
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig + extraRules)); err != nil {
+		t.Fatal(err)
+	}
+	var want config.ViperConfig
+	if err := v.Unmarshal(&want); err != nil {
+		t.Fatal(err)
+	}
+	b, err := decodeBook(config.DefaultConfig + extraRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.vc
+	if len(got.Rules) != len(want.Rules) || len(got.Rules) < 200 {
+		t.Fatalf("%d rules decoded, viper decodes %d", len(got.Rules), len(want.Rules))
+	}
+	for i := range want.Rules {
+		g, w := got.Rules[i], want.Rules[i]
+		if normal(g) != normal(w) {
+			t.Errorf("rule %s:\n go-toml %+v\n   viper %+v", w.ID, normal(g), normal(w))
+		}
+	}
+	if normal(got.Allowlists) != normal(want.Allowlists) || normal(got.AllowList) != normal(want.AllowList) {
+		t.Errorf("global allowlists differ:\n go-toml %s\n   viper %s", normal(got.Allowlists), normal(want.Allowlists))
+	}
+}
+
+// normal prints v as JSON (through pointers), nil and empty lists alike.
+func normal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return strings.ReplaceAll(string(b), "[]", "null")
+}
+
+// TestLazyRulesFindWhatAllRulesFind checks the lazy detector against one
+// with every rule compiled, on gitleaks' own true positives, the connection
+// strings, their base64, hex and percent encodings (a keyword that appears
+// only after decoding), composite rules, and ordinary text.
+func TestLazyRulesFindWhatAllRulesFind(t *testing.T) {
+	t.Parallel()
+	full, err := newDetector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := append(gitleaksTruePositives(t), connectionStrings...)
+	for _, s := range slices.Clone(samples) {
+		samples = append(samples,
+			"blob: "+base64.StdEncoding.EncodeToString([]byte(s)),
+			"hex "+hex.EncodeToString([]byte(s)),
+			"q="+url.QueryEscape(s),
+			"nested "+base64.StdEncoding.EncodeToString([]byte("x="+base64.StdEncoding.EncodeToString([]byte(s)))))
+	}
+	samples = append(samples, diffText(8<<10, true), "nothing to see here", "")
+	var lazy lazyDetector
+	var found int
+	for _, s := range samples {
+		want := key(full.DetectString(s))
+		got, err := lazy.detect(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := key(got); !slices.Equal(g, want) {
+			t.Errorf("%q:\n lazy %v\n  all %v", s[:min(len(s), 120)], g, want)
+		}
+		found += len(want)
+	}
+	if found < 1000 {
+		t.Fatalf("only %d findings over %d samples: the comparison tests little", found, len(samples))
+	}
+	t.Logf("%d samples, %d findings, %d of %d rules compiled", len(samples), found, len(lazy.rules), len(full.Config.Rules))
+}
+
+// TestLazyRulesCompileFew pins the point of it: a turn's ordinary text
+// compiles a small part of the rules.
+func TestLazyRulesCompileFew(t *testing.T) {
+	t.Parallel()
+	var lazy lazyDetector
+	if _, err := lazy.detect("Edited internal/parse.go and ran go test ./...: all 14 tests pass. Next: wire the parser into cmd/wrap.go."); err != nil {
+		t.Fatal(err)
+	}
+	all, err := defaultBook()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(lazy.rules); n > len(all.vc.Rules)/4 {
+		t.Errorf("ordinary text compiled %d of %d rules", n, len(all.vc.Rules))
+	}
+}
+
+// key lists findings in a stable order, without the fields that depend on
+// the detector instance.
+func key(fs []report.Finding) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %d:%d-%d:%d %q %q %v", f.RuleID, f.StartLine, f.StartColumn, f.EndLine, f.EndColumn, f.Secret, f.Match, f.Tags))
+	}
+	slices.Sort(out)
+	return out
+}
