@@ -50,8 +50,30 @@ func ParseTrailers(msg string) map[string]string {
 
 // IsAncestor reports whether a is an ancestor of b.
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
+	full := isObjectID(a) && isObjectID(b)
+	if full && a == b {
+		return true // callers pass commits they resolved: a commit is its own ancestor
+	}
+	key := a + ".." + b
+	if full {
+		r.immMu.Lock()
+		known, ok := r.ancestry[key]
+		r.immMu.Unlock()
+		if ok {
+			return known
+		}
+	}
 	_, err := r.Git(ctx, "merge-base", "--is-ancestor", a, b)
-	return err == nil
+	yes := err == nil
+	if full && (yes || exitCode(err) == 1) { // the ancestry of two commits never changes
+		r.immMu.Lock()
+		if r.ancestry == nil {
+			r.ancestry = map[string]bool{}
+		}
+		r.ancestry[key] = yes
+		r.immMu.Unlock()
+	}
+	return yes
 }
 
 // ChangedSince lists which of paths changed in commits since commit (up to

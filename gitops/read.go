@@ -22,6 +22,13 @@ import (
 // EmptyTreeID gives the repository's own (SHA-256 repositories differ).
 const EmptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
+// emptyTrees are the empty tree's ids by object format
+// (`git rev-parse --show-object-format`); a format not listed is asked of git.
+var emptyTrees = map[string]string{
+	"sha1":   EmptyTree,
+	"sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
+
 // EmptyTreeID is the empty tree's id in this repository's object format.
 func (r *Repo) EmptyTreeID(ctx context.Context) (string, error) {
 	r.emptyOnce.Do(func() {

@@ -211,18 +211,6 @@ func (r *Repo) refValues(ctx context.Context, prefix string) (map[string]string,
 	return refs, nil
 }
 
-// resolveRef returns a ref's value, "" when it does not exist.
-func (r *Repo) resolveRef(ctx context.Context, ref string) (string, error) {
-	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", ref)
-	if err != nil {
-		if exitCode(err) == 1 {
-			return "", nil
-		}
-		return "", fmt.Errorf("resolve %s: %w", ref, err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // EnsureScribeFetchRefspec adds ScribeFetchRefspec(remote) to
 // remote.<remote>.fetch unless it (or the refspec of earlier versions,
 // which `git scribe init` replaces) is there; added reports a change.

@@ -43,6 +43,11 @@ type Repo struct {
 	emptyTree string
 	emptyErr  error
 	goStore   *filesystem.Storage // nil when go-git cannot read the object store
+
+	// imm memoizes reads of immutable objects (gitImmutable).
+	immMu    sync.Mutex
+	imm      map[string][]byte
+	ancestry map[string]bool
 }
 
 // Discover finds the repository containing dir the way git does (any
@@ -54,7 +59,7 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 	// to dir (scribe's own -C): pass them on absolute.
 	env := absGitEnv()
 	out, err := git(ctx, dir, runOpts{env: env}, "rev-parse", "--path-format=absolute",
-		"--show-toplevel", "--git-dir", "--git-common-dir")
+		"--show-toplevel", "--git-dir", "--git-common-dir", "--show-object-format")
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository") {
@@ -66,10 +71,13 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("discover repository: %w", err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 3 || lines[0] == "" {
+	if len(lines) != 4 || lines[0] == "" {
 		return nil, fmt.Errorf("%s: no work tree: %w", dir, ErrNotARepo)
 	}
 	r := &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}
+	if t, ok := emptyTrees[lines[3]]; ok {
+		r.emptyOnce.Do(func() { r.emptyTree = t })
+	}
 	if wt, ok := impliedWorkTree(ctx, dir, r.GitDir, env); ok {
 		r.WorkTree = wt
 	}
@@ -206,6 +214,18 @@ func (r *Repo) Head(ctx context.Context) (Head, error) {
 	}
 	if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
 		h.Ref = ref
+	}
+	if v := strings.TrimSpace(string(b)); h.Ref == "" && isObjectID(v) {
+		h.Commit = v // detached
+		return h, nil
+	}
+	if h.Ref != "" {
+		if id, found, ok := r.refFromFiles(h.Ref); ok {
+			if found {
+				h.Commit = id
+			}
+			return h, nil
+		}
 	}
 	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err == nil {

@@ -15,14 +15,7 @@ const VaultRef = "refs/scribe/vault"
 // VaultTip returns the commit refs/scribe/vault points at, "" when the
 // vault has no commit yet.
 func (r *Repo) VaultTip(ctx context.Context) (string, error) {
-	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", VaultRef+"^{commit}")
-	if err != nil {
-		if exitCode(err) == 1 {
-			return "", nil
-		}
-		return "", fmt.Errorf("resolve %s: %w", VaultRef, err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return r.resolveRef(ctx, VaultRef)
 }
 
 // VaultCommit is one commit of the vault's history.
@@ -38,7 +31,11 @@ func (r *Repo) VaultLog(ctx context.Context, tip string, n int) ([]VaultCommit, 
 	if tip == "" {
 		return nil, nil
 	}
-	out, err := r.Git(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%B%x1e", tip)
+	run := r.Git
+	if isObjectID(tip) {
+		run = r.gitImmutable
+	}
+	out, err := run(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%B%x1e", tip)
 	if err != nil {
 		return nil, fmt.Errorf("read the vault history: %w", err)
 	}
@@ -64,7 +61,11 @@ func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, err
 	if dir != "" {
 		args = append(args, "--", strings.TrimSuffix(dir, "/")+"/")
 	}
-	out, err := r.Git(ctx, args...)
+	run := r.Git
+	if isObjectID(commit) {
+		run = r.gitImmutable
+	}
+	out, err := run(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s in %s: %w", dir, commit, err)
 	}

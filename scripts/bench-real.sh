@@ -1,0 +1,94 @@
+#!/bin/sh
+# Times git-scribe against plain git on a real repository, the paths a user
+# and the agents' hooks wait for (issue 15), each ratio measured side by side
+# in one hyperfine run:
+#
+#   wrap    commit with the post-commit hook installed, then
+#           `git scribe wrap --hint X`, vs the plain-git way of doing the job
+#           (`git diff --stat HEAD~1` + a journal commit)
+#   status  `git scribe status` and `git scribe bridge` vs `git status`
+#   stop    a Stop hook after a turn that committed, vs `git status`
+#   check   `git scribe check` vs `git log -p` over the paths it reads,
+#           whole history and --since HEAD~500
+#
+# Usage: scripts/bench-real.sh SOURCE [RUNS]
+#   SOURCE: a repository to clone (a path or URL; e.g. a `fetch` mirror such
+#   as /work/.mirror/moby+moby/repo). The clone goes to a temporary directory
+#   and is removed at the end. Needs hyperfine (apt-get install hyperfine).
+set -eu
+src=$1
+runs=${2:-15}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$root" && go build -o "$work/bin/git-scribe" .)
+export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
+git config --global user.email bench@example.com
+git config --global user.name Bench
+git config --global init.defaultBranch main
+repo="$work/repo"
+git clone -q "$src" "$repo"
+cd "$repo"
+echo "$(basename "$src"): $(git rev-list --count HEAD) commits, $(git ls-files | wc -l) files, load $(cut -d' ' -f1-3 /proc/loadavg)"
+git scribe hook install >/dev/null
+git status >/dev/null # the index is fresh, as in a working clone
+
+# Three tracked files the change commits touch (the repository's own).
+files=$(git ls-files | grep -v '^\.' | head -n 3 | tr '\n' ' ')
+cat > "$work/change.sh" <<SH
+#!/bin/sh
+for f in $files; do echo \$\$ >> "\$f"; done
+git commit -qam "change \$\$"
+SH
+chmod +x "$work/change.sh"
+# One wrap first, so the runs below are a project's steady state.
+"$work/change.sh" && git scribe wrap --hint "first" >/dev/null
+
+json() { python3 -c 'import json,sys
+r={x["command"]:x["median"]*1000 for x in json.load(open(sys.argv[1]))["results"]}
+b=r[sys.argv[2]]
+print("  ".join(f"{k} {v:.1f} ms ({v/b:.2f}x)" for k,v in r.items()))' "$@"; }
+
+echo "== wrap path (medians; ratio to plain git)"
+hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/wrap.json" \
+  --prepare "$work/change.sh" --command-name scribe-wrap "git scribe wrap --hint X" \
+  --prepare "$work/change.sh" --command-name plain-git \
+  "sh -c 'git diff --stat HEAD~1 >/dev/null && echo \$\$ >> notes.md && git add notes.md && git commit -q -m x -- notes.md'" >/dev/null
+json "$work/wrap.json" plain-git
+
+echo "== status and bridge (ratio to git status)"
+hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/status.json" \
+  --command-name git-status "git status" \
+  --command-name scribe-status "git scribe status" \
+  --command-name scribe-bridge "git scribe bridge" >/dev/null
+json "$work/status.json" git-status
+
+echo "== Stop hook after a turn that committed (ratio to git status --porcelain)"
+t="$work/t.jsonl"
+cat > "$work/turn.sh" <<SH
+#!/bin/sh
+n=\$(date +%s%N)
+printf '{"type":"user","message":{"role":"user","content":"step %s"},"uuid":"u%s","timestamp":"2026-12-01T10:00:00Z","sessionId":"s1"}\n' \$n \$n >> $t
+printf '{"type":"assistant","message":{"id":"t%s","role":"assistant","content":[{"type":"text","text":"Edited three files and committed; tests pass."}]},"uuid":"t%s","timestamp":"2026-12-01T10:00:02Z","sessionId":"s1"}\n' \$n \$n >> $t
+$work/change.sh
+SH
+chmod +x "$work/turn.sh"
+printf '{"session_id":"s1","transcript_path":"%s","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Edited three files and committed; tests pass."}\n' "$t" "$repo" > "$work/stop.json"
+"$work/turn.sh" && git scribe wrap --hook < "$work/stop.json"
+hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/stop-t.json" \
+  --command-name git-status "git status --porcelain" \
+  --prepare "$work/turn.sh" --command-name stop-after-commit "sh -c 'git scribe wrap --hook < $work/stop.json'" >/dev/null
+json "$work/stop-t.json" git-status
+
+echo "== check (ratio to git log -p over the same paths)"
+paths="CLAUDE.md progress.md .claude/memory .claude/sonmat"
+base=HEAD~500
+git rev-parse -q --verify "$base" >/dev/null || base=$(git rev-list --max-parents=0 HEAD | head -n 1)
+hyperfine -N --warmup 1 --runs "$(( runs < 10 ? runs : 10 ))" --export-json "$work/check.json" \
+  --command-name git-log-p "git log -p -- $paths" \
+  --command-name scribe-check "git scribe check" >/dev/null
+json "$work/check.json" git-log-p
+hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/check-since.json" \
+  --command-name git-log-p-since "git log -p $base..HEAD -- $paths" \
+  --command-name scribe-check-since "git scribe check --since $base" >/dev/null
+json "$work/check-since.json" git-log-p-since
