@@ -4,10 +4,23 @@ package main
 
 import (
 	"os"
+	"runtime/pprof"
 
 	"github.com/git-scribe/git-scribe/cmd"
 )
 
 func main() {
+	// GIT_SCRIBE_CPUPROFILE=FILE writes a CPU profile of the command (for
+	// `go tool pprof`; docs/BENCHMARKS.md says where the time goes).
+	if path := os.Getenv("GIT_SCRIBE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				code := cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

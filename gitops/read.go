@@ -148,22 +148,119 @@ func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []str
 		})
 		run(1, func() (err error) { c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); return err })
 	}
-	run(2, func() (err error) { c.Staged, err = r.diff(ctx, exclude, "--cached", stagedAgainst); return err })
-	run(3, func() (err error) { c.Unstaged, err = r.diff(ctx, exclude); return err })
-	run(4, func() error {
-		out, err := r.Git(ctx, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excludeSpecs(exclude)...)...)
-		if err != nil {
-			return fmt.Errorf("list untracked files: %w", err)
-		}
-		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" {
-				c.Untracked = append(c.Untracked, p)
-			}
-		}
-		return nil
+	run(2, func() (err error) {
+		c.Staged, c.Unstaged, c.Untracked, err = r.worktreeChanges(ctx, exclude, stagedAgainst)
+		return err
 	})
 	wg.Wait()
 	return c, errors.Join(errs...)
+}
+
+// maxLimitedDiff is the most changed paths worktreeChanges names to git
+// diff; more, and it diffs the whole tree (a command line has its limits).
+const maxLimitedDiff = 1000
+
+// worktreeChanges reads the staged, unstaged and untracked work. One `git
+// status` scans the index and the work tree once (the three diffs it
+// replaces scanned them three times, the largest cost of a wrap on a big
+// repository); only when it reports changed tracked files are their
+// diffstats read, by diffs limited to those paths. --no-optional-locks
+// keeps status from refreshing the user's index (a lock a concurrent
+// `git commit` would fail on).
+func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgainst string) (staged, unstaged []FileChange, untracked []string, err error) {
+	args := append([]string{"--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all",
+		"--ignore-submodules=dirty", "--no-renames", "--", "."}, excludeSpecs(exclude)...)
+	out, err := r.Git(ctx, args...)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("read the work tree's state: %w", err)
+	}
+	st, err := parseStatusV2(out)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	untracked = st.untracked
+	var wg sync.WaitGroup
+	var serr, uerr error
+	if len(st.staged) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			staged, serr = r.diffPaths(ctx, exclude, st.staged, "--cached", stagedAgainst)
+		}()
+	}
+	if len(st.unstaged) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			unstaged, uerr = r.diffPaths(ctx, exclude, st.unstaged)
+		}()
+	}
+	wg.Wait()
+	return staged, unstaged, untracked, errors.Join(serr, uerr)
+}
+
+// statusV2 is what `git status --porcelain=v2 -z` says changed.
+type statusV2 struct {
+	staged, unstaged, untracked []string
+}
+
+// parseStatusV2 reads `git status --porcelain=v2 -z` (no --branch, no
+// renames): ordinary ("1"), unmerged ("u") and untracked ("?") entries;
+// ignored ("!") entries are skipped.
+func parseStatusV2(out []byte) (statusV2, error) {
+	var st statusV2
+	for _, rec := range strings.Split(string(out), "\x00") {
+		if rec == "" {
+			continue
+		}
+		fields := 0
+		switch rec[0] {
+		case '1':
+			fields = 8 // 1 XY sub mH mI mW hH hI path
+		case 'u':
+			fields = 10 // u XY sub m1 m2 m3 mW h1 h2 h3 path
+		case '?':
+			st.untracked = append(st.untracked, rec[2:])
+			continue
+		case '!', '#':
+			continue
+		default:
+			return st, fmt.Errorf("parse git status output: unexpected record %q", clip(rec, 80))
+		}
+		f := strings.SplitN(rec, " ", fields+1)
+		if len(f) != fields+1 || len(f[1]) != 2 {
+			return st, fmt.Errorf("parse git status output: bad record %q", clip(rec, 80))
+		}
+		path := f[fields]
+		if f[1][0] != '.' {
+			st.staged = append(st.staged, path)
+		}
+		if f[1][1] != '.' {
+			st.unstaged = append(st.unstaged, path)
+		}
+	}
+	return st, nil
+}
+
+// diffPaths is diff limited to paths (literal pathspecs), or over the whole
+// tree when there are too many to name.
+func (r *Repo) diffPaths(ctx context.Context, exclude, paths []string, args ...string) ([]FileChange, error) {
+	if len(paths) > maxLimitedDiff {
+		return r.diff(ctx, exclude, args...)
+	}
+	specs := make([]string, len(paths))
+	for i, p := range paths {
+		specs[i] = ":(literal)" + p
+	}
+	return r.diffSpecs(ctx, specs, args...)
+}
+
+// clip cuts s to at most n bytes for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func excludeSpecs(exclude []string) []string {
@@ -194,10 +291,15 @@ func (r *Repo) CommitsBetween(ctx context.Context, base, head string) ([]Commit,
 // Plumbing, not go-git: go-git cannot diff the index or the work tree, and its
 // tree diff on large trees was slower (docs/BENCHMARKS.md).
 func (r *Repo) diff(ctx context.Context, exclude []string, args ...string) ([]FileChange, error) {
+	return r.diffSpecs(ctx, append([]string{"."}, excludeSpecs(exclude)...), args...)
+}
+
+// diffSpecs is diff over pathspecs.
+func (r *Repo) diffSpecs(ctx context.Context, specs []string, args ...string) ([]FileChange, error) {
 	full := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "-c", "diff.renames=true",
 		"diff", "--raw", "--numstat", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args...)
-	full = append(full, "--", ".")
-	full = append(full, excludeSpecs(exclude)...)
+	full = append(full, "--")
+	full = append(full, specs...)
 	out, err := r.Git(ctx, full...)
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)

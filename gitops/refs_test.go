@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +127,96 @@ func TestEmptyTreeIDPerObjectFormat(t *testing.T) {
 			t.Errorf("%s: EmptyTreeID = %s, git says %s", format, got, strings.TrimSpace(want))
 		}
 	}
+}
+
+// TestWorktreeChangesAgreeWithFullDiffs compares the status-first read of
+// the work tree with the three whole-tree reads it replaced (diff --cached,
+// diff, ls-files --others), on a tree with every kind of change: staged
+// and unstaged edits of one file, additions, deletions, a staged rename, a
+// binary file, odd names, untracked files in new directories, an excluded
+// path; and on an unborn branch.
+func TestWorktreeChangesAgreeWithFullDiffs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	compare := func(t *testing.T, tr *testRepo, stagedAgainst string, exclude []string) {
+		t.Helper()
+		r := tr.open()
+		staged, unstaged, untracked, err := r.worktreeChanges(ctx, exclude, stagedAgainst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantStaged, err := r.diff(ctx, exclude, "--cached", stagedAgainst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantUnstaged, err := r.diff(ctx, exclude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.Git(ctx, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excludeSpecs(exclude)...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantUntracked []string
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				wantUntracked = append(wantUntracked, p)
+			}
+		}
+		sortFC := func(fs []FileChange) []FileChange {
+			slices.SortFunc(fs, func(a, b FileChange) int { return strings.Compare(a.Path, b.Path) })
+			return fs
+		}
+		slices.Sort(untracked)
+		slices.Sort(wantUntracked)
+		if !reflect.DeepEqual(sortFC(staged), sortFC(wantStaged)) {
+			t.Errorf("staged:\n got %+v\nwant %+v", staged, wantStaged)
+		}
+		if !reflect.DeepEqual(sortFC(unstaged), sortFC(wantUnstaged)) {
+			t.Errorf("unstaged:\n got %+v\nwant %+v", unstaged, wantUnstaged)
+		}
+		if !slices.Equal(untracked, wantUntracked) {
+			t.Errorf("untracked:\n got %q\nwant %q", untracked, wantUntracked)
+		}
+		if t.Failed() {
+			t.Logf("git status:\n%s", tr.Git("status", "--short"))
+		}
+	}
+	t.Run("every kind of change", func(t *testing.T) {
+		tr := newRepo(t)
+		tr.Commit("base", map[string]string{
+			"keep.txt": "1\n2\n3\n", "both.txt": "a\nb\n", "gone.txt": "x\n", "staged-gone.txt": "y\n",
+			"old name.txt": strings.Repeat("rename me\n", 20), "dir/deep.go": "package dir\n", "own/journal.md": "j\n",
+		})
+		tr.Write("both.txt", "a\nb\nstaged\n")
+		tr.Git("add", "both.txt")
+		tr.Write("both.txt", "a\nb\nstaged\nunstaged\n")
+		tr.Write("keep.txt", "1\n2\n3\n4\n")
+		tr.Git("rm", "-q", "staged-gone.txt")
+		if err := os.Remove(tr.Path("gone.txt")); err != nil {
+			t.Fatal(err)
+		}
+		tr.Git("mv", "old name.txt", "new name.txt")
+		tr.Write("added.txt", "new\n")
+		tr.Write("bin.dat", "\x00\x01\x02binary")
+		tr.Git("add", "added.txt", "bin.dat")
+		tr.Write("új/ünïcode.txt", "u\n")
+		tr.Write("new/dir/a.txt", "a\n")
+		tr.Write("own/journal.md", "changed\n")
+		tr.Write("own/untracked.md", "u\n")
+		compare(t, tr, tr.Head(), []string{"own/journal.md", "own/untracked.md"})
+		compare(t, tr, tr.Head(), nil)
+	})
+	t.Run("clean", func(t *testing.T) {
+		tr := newRepo(t)
+		compare(t, tr, tr.Head(), nil)
+	})
+	t.Run("unborn", func(t *testing.T) {
+		tr := newRepo(t)
+		tr.Git("checkout", "-q", "--orphan", "fresh")
+		tr.Write("more.txt", "m\n")
+		tr.Git("add", "more.txt")
+		tr.Write("loose.txt", "l\n")
+		compare(t, tr, EmptyTree, nil)
+	})
 }
