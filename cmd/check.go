@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/git-scribe/git-scribe/check"
+	"github.com/git-scribe/git-scribe/secrets"
 )
 
 // Check output formats.
@@ -104,6 +105,7 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
+	go secrets.Warm() // SCR008's rules decode while git resolves the history
 	repo, err := opts.Factory.Repo(ctx)
 	if err != nil {
 		return err

@@ -175,8 +175,10 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 	if err := applyRemoteLockFlags(ctx, v, o.RemoteLock, o.NoRemoteLock); err != nil {
 		return err
 	}
+	if !o.QueueOnly {
+		go secrets.Warm() // the redactor's rules decode while git reads the repository
+	}
 	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
-		go secrets.Warm() // the detector builds while git reads the repository
 		return runSessionStop(ctx, v, o, in, *hook)
 	}
 	if o.Transcript != "" {
