@@ -70,8 +70,12 @@ func renderRouting(ios *IOStreams, fr *vault.FollowupsReport, withUnrouted bool)
 	}
 }
 
-// renderAudit prints the persistence audit: counts per source, potentially
-// lost follow-ups, untagged warnings.
+// maxMergesShown caps the merges the human audit names.
+const maxMergesShown = 10
+
+// renderAudit prints the persistence audit: counts per source, the texts
+// merged into near-duplicates, potentially lost follow-ups, untagged
+// warnings.
 func renderAudit(ios *IOStreams, a *followups.Audit) {
 	if a == nil {
 		return
@@ -99,6 +103,19 @@ func renderAudit(ios *IOStreams, a *followups.Audit) {
 		fmt.Fprintf(out, ", %d beyond the cap (still in their sources)", a.BeyondCap)
 	}
 	fmt.Fprintf(out, "; %d dropped as resolved, %d duplicate%s merged\n", a.Resolved, a.Merged, plural(a.Merged, "", "s"))
+	// A merged text is on the dashboard only as a source of another's
+	// line: each is named, so a merge is never silent.
+	for i, m := range a.Merges {
+		if i == maxMergesShown {
+			fmt.Fprintf(out, "  … and %d more merged (--json lists every one)\n", len(a.Merges)-i)
+			break
+		}
+		how := "merged:"
+		if m.Resolved {
+			how = "resolved by a near-duplicate:"
+		}
+		fmt.Fprintf(out, "  %s %q (%s:%d) into %q (%s:%d)\n", how, m.Text, m.Path, m.Line, m.Into, m.IntoPath, m.IntoLine)
+	}
 	if c := a.Conversation; c != nil {
 		fmt.Fprintf(out, "  conversation: %d found, %d already durable, %d routed, %d skipped, %d unrouted\n",
 			c.Found, c.Durable, c.Routed, c.Skipped, c.Unrouted)

@@ -186,7 +186,7 @@ func (s *mcpServer) progressList(ctx context.Context, c *mcpCall, _ mcpNoInput) 
 	if err != nil {
 		return nil, err
 	}
-	items, ok, err := v.Progress()
+	items, ok, err := v.Progress(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func runProgressList(ctx context.Context, f *Factory, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	items, ok, err := v.Progress()
+	items, ok, err := v.Progress(ctx)
 	if err != nil {
 		return err
 	}

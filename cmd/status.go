@@ -128,7 +128,7 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 		rep.Files = append(rep.Files, vf)
 	}
 	prog := VaultFile{Role: "progress", Path: p.Progress}
-	_, prog.Exists, _ = v.ReadWorktree(p.Progress)
+	_, prog.Exists, _ = v.ReadWorktree(ctx, p.Progress)
 	rep.Files = append(rep.Files, prog)
 	if log, err := r.VaultLog(ctx, tip, 50); err == nil {
 		for _, c := range log {

@@ -32,7 +32,10 @@ it:
   PROGRESS.md           "## Next Session" of projects/<p>/PROGRESS.md (and ./progress.md)
 
 Items ticked anywhere ([x]) or listed under a journal "### Done" are dropped;
-near-duplicates (edit-distance similarity ≥ 0.85) are merged; the newest come
+near-duplicates (edit-distance similarity ≥ 0.85) are merged unless they name
+different things (paths, file names, numbers, versions, issues, CamelCase or
+snake_case names, backticked code: /users vs /posts, v1.2 vs v1.3), and the
+audit names every text merged into another; the newest come
 first, then by source priority (journal, actives, todos, progress); 15 are
 shown. Each line carries its (project) tag — its own, else the enclosing
 "## Session: <project>" header's, else the path's — and its sources; untagged

@@ -82,6 +82,7 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 	m := newKeywordMatcher(kw)
 	var out []Candidate
 	var norms [][]rune
+	var idents []identifierSet
 	add := func(c Candidate) {
 		if len(out) >= maxCandidates {
 			return
@@ -96,12 +97,14 @@ func ExtractFollowups(turns []transcript.Turn, kw Keywords, theta float64) []Can
 		if len(n) < 2 {
 			return
 		}
-		for _, o := range norms {
-			if similarity.Ratio(o, n) >= theta {
+		ident := newIdentifierSet(c.Text)
+		for i, o := range norms {
+			if similarity.Ratio(o, n) >= theta && idents[i].agrees(ident) {
 				return
 			}
 		}
 		norms = append(norms, n)
+		idents = append(idents, ident)
 		c.N = len(out) + 1
 		out = append(out, c)
 	}
@@ -350,7 +353,8 @@ func trimFillers(s string) string {
 
 // MarkDurable sets Durable on every candidate already in a durable source:
 // a mention, open or resolved, at or above the similarity threshold (see
-// Similarity). Matching is deliberately no looser than that: a follow-up
+// Similarity) naming the same things (see Identifiers). Matching is
+// deliberately no looser than that: a follow-up
 // wrongly taken as persisted is lost without a word, while one wrongly
 // taken as an orphan only costs a person a Skip. Candidates of a different
 // project than a mention do not match it. It returns the orphans.
@@ -389,9 +393,19 @@ func MarkDurable(cands []Candidate, mentions []Followup, theta float64) []Candid
 			}
 		}
 	}
+	identOf := func(i int) identifierSet {
+		if i < nm {
+			return newIdentifierSet(mentions[i].Text)
+		}
+		return newIdentifierSet(cands[i-nm].Text)
+	}
 	idx := &similarity.Index{Theta: theta, Texts: texts}
 	idx.Pairs(compatible, func(i, j int) {
-		match(j-nm, i) // i < j: i is the mention
+		// "/posts" said in the conversation is not the "/users" a todos.md
+		// holds: taken as persisted, it would be lost without a word.
+		if identOf(i).agrees(identOf(j)) {
+			match(j-nm, i) // i < j: i is the mention
+		}
 	})
 	var orphans []Candidate
 	for _, c := range cands {

@@ -438,6 +438,22 @@ type ConversationAudit struct {
 	Corrupt    int    `json:"corrupt_lines,omitempty"`
 }
 
+// Merge is one follow-up the dashboard does not show in its own words:
+// merged into the near-duplicate item Into (Resolved false), or dropped as
+// resolved by Into, a ticked or done near-duplicate (Resolved true). A
+// text written the same way in several places is no merge of another text
+// and is not listed; Audit.Merged counts it.
+type Merge struct {
+	Text     string `json:"text"`
+	Project  string `json:"project,omitempty"`
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Into     string `json:"into"`
+	IntoPath string `json:"into_path"`
+	IntoLine int    `json:"into_line"`
+	Resolved bool   `json:"resolved,omitempty"`
+}
+
 // Audit is the persistence audit of a wrap or a regeneration: what each
 // source held, what the dashboard kept, and what may be lost.
 type Audit struct {
@@ -449,8 +465,12 @@ type Audit struct {
 	BeyondCap int `json:"beyond_cap"`
 	// Resolved counts open mentions dropped as resolved; Merged those
 	// merged into a near-duplicate.
-	Resolved        int                `json:"resolved_dropped"`
-	Merged          int                `json:"duplicates_merged"`
+	Resolved int `json:"resolved_dropped"`
+	Merged   int `json:"duplicates_merged"`
+	// Merges names every follow-up whose own words are not on the
+	// dashboard: merged into a near-duplicate, or dropped as resolved by
+	// one, in another text.
+	Merges          []Merge            `json:"merges"`
 	Untagged        []UntaggedWarning  `json:"untagged_warnings"`
 	Conversation    *ConversationAudit `json:"conversation,omitempty"`
 	PotentiallyLost []LostFollowup     `json:"potentially_lost"`
@@ -508,7 +528,10 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			d.Audit.Sources = append(d.Audit.Sources, *c)
 		}
 	}
-	d.Items, d.Audit.Resolved, d.Audit.Merged = merge(d.Mentions, d.theta)
+	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, d.theta)
+	if d.Audit.Merges == nil {
+		d.Audit.Merges = []Merge{}
+	}
 	d.Shown = min(len(d.Items), opts.cap())
 	d.Audit.Open, d.Audit.Shown, d.Audit.BeyondCap = len(d.Items), d.Shown, len(d.Items)-d.Shown
 	d.Audit.Untagged = []UntaggedWarning{}
@@ -523,18 +546,21 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	return d
 }
 
-// group is the mentions sharing one project and normalised text.
+// group is the mentions sharing one project, normalised text and
+// identifiers.
 type group struct {
 	norm     []rune
-	project  string // lower case
-	members  []int  // indexes into mentions
-	resolved bool   // a resolved group (made of resolved mentions)
+	project  string        // lower case
+	ident    identifierSet // of the first member's text
+	members  []int         // indexes into mentions
+	resolved bool          // a resolved group (made of resolved mentions)
 }
 
 // merge resolves and deduplicates mentions into ordered priorities; it
 // returns how many open mentions were dropped as resolved and how many were
-// merged into another.
-func merge(mentions []Followup, theta float64) (items []Priority, resolvedDropped, merged int) {
+// merged into another, and the texts that are not on the dashboard in
+// their own words (see Merge).
+func merge(mentions []Followup, theta float64) (items []Priority, resolvedDropped, merged int, merges []Merge) {
 	// Identical texts of one project collapse first, so a line carried
 	// through fifty journal entries is compared once.
 	var groups []*group
@@ -542,10 +568,13 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 	for i, f := range mentions {
 		norm := NormalizeFollowup(f.Text)
 		project := strings.ToLower(f.Project)
-		key := fmt.Sprintf("%t\x00%s\x00%s", f.Resolved, project, string(norm))
+		// Normalising drops what sets identifiers apart ("foo.go" and
+		// "foo_go" both read "foo go"): they are part of the key.
+		ident := newIdentifierSet(f.Text)
+		key := fmt.Sprintf("%t\x00%s\x00%s\x00%s", f.Resolved, project, string(norm), strings.Join(ident.ids, "\x00"))
 		g := byKey[key]
 		if g == nil {
-			g = &group{norm: norm, project: project, resolved: f.Resolved}
+			g = &group{norm: norm, project: project, ident: ident, resolved: f.Resolved}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -563,14 +592,27 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		return a.project == b.project || a.project == "" || b.project == ""
 	}
 	dropped := make([]bool, len(groups))
+	resolvedBy := make([]int, len(groups)) // the resolved group that dropped an open one, +1
 	var openPairs [][2]int
 	idx.Pairs(compatible, func(i, j int) {
 		a, b := groups[i], groups[j]
+		// The index finds every pair alike enough; a pair naming
+		// different things ("/users" and "/posts", "v1.2" and "v1.3") is
+		// still two follow-ups.
+		if !a.ident.agrees(b.ident) {
+			return
+		}
 		switch {
 		case a.resolved && !b.resolved:
 			dropped[j] = true
+			if resolvedBy[j] == 0 {
+				resolvedBy[j] = i + 1
+			}
 		case b.resolved && !a.resolved:
 			dropped[i] = true
+			if resolvedBy[i] == 0 {
+				resolvedBy[i] = j + 1
+			}
 		default:
 			openPairs = append(openPairs, [2]int{i, j})
 		}
@@ -582,7 +624,9 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		}
 	}
 	// Union-find over the open groups; a cluster keeps the one project its
-	// members name, so an untagged item never bridges two projects.
+	// members name, so an untagged item never bridges two projects, and
+	// two clusters join only when their first groups name the same
+	// things too, so no chain of near-duplicates bridges two identifiers.
 	parent := make([]int, len(groups))
 	project := make([]string, len(groups))
 	for i := range parent {
@@ -602,7 +646,7 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 			continue
 		}
 		a, b := find(p[0]), find(p[1])
-		if a == b || (project[a] != "" && project[b] != "" && project[a] != project[b]) {
+		if a == b || (project[a] != "" && project[b] != "" && project[a] != project[b]) || !groups[a].ident.agrees(groups[b].ident) {
 			continue
 		}
 		root, child := min(a, b), max(a, b)
@@ -617,6 +661,9 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		if dropped[i] {
 			if !g.resolved {
 				resolvedDropped += len(g.members)
+				if r := resolvedBy[i]; r > 0 {
+					merges = appendMerges(merges, mentions, g.members, mentions[groups[r-1].members[0]], true)
+				}
 			}
 			continue
 		}
@@ -626,13 +673,49 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		}
 		clusters[r] = append(clusters[r], g.members...)
 	}
+	type item struct {
+		p      Priority
+		merges []Merge
+	}
+	var its []item
 	for _, r := range roots {
 		ms := clusters[r]
 		merged += len(ms) - 1
-		items = append(items, priorityOf(mentions, ms))
+		p, rep := priorityOf(mentions, ms)
+		its = append(its, item{p, appendMerges(nil, mentions, ms, rep, false)})
 	}
-	slices.SortStableFunc(items, comparePriorities)
-	return items, resolvedDropped, merged
+	slices.SortStableFunc(its, func(a, b item) int { return comparePriorities(a.p, b.p) })
+	// Merges in dashboard order, then the resolutions.
+	var itemMerges []Merge
+	for _, it := range its {
+		items = append(items, it.p)
+		itemMerges = append(itemMerges, it.merges...)
+	}
+	return items, resolvedDropped, merged, append(itemMerges, merges...)
+}
+
+// appendMerges records the members of one dashboard item (or of one group
+// dropped as resolved) whose text is not into's: each distinct text once,
+// at its first mention in file order.
+func appendMerges(out []Merge, mentions []Followup, members []int, into Followup, resolved bool) []Merge {
+	seen := map[string]bool{into.Text: true}
+	ms := slices.Clone(members)
+	slices.SortFunc(ms, func(a, b int) int {
+		if c := strings.Compare(mentions[a].Path, mentions[b].Path); c != 0 {
+			return c
+		}
+		return mentions[a].Line - mentions[b].Line
+	})
+	for _, m := range ms {
+		f := mentions[m]
+		if seen[f.Text] {
+			continue
+		}
+		seen[f.Text] = true
+		out = append(out, Merge{Text: f.Text, Project: f.Project, Path: f.Path, Line: f.Line,
+			Into: into.Text, IntoPath: into.Path, IntoLine: into.Line, Resolved: resolved})
+	}
+	return out
 }
 
 // byRecency orders by the day (newest first), then source priority, then
@@ -670,7 +753,9 @@ func compareMentions(a, b Followup) int {
 	return a.Line - b.Line
 }
 
-func priorityOf(mentions []Followup, members []int) Priority {
+// priorityOf is the dashboard item of one cluster, and the mention whose
+// text it shows.
+func priorityOf(mentions []Followup, members []int) (Priority, Followup) {
 	ms := make([]Followup, len(members))
 	for i, m := range members {
 		ms[i] = mentions[m]
@@ -694,7 +779,7 @@ func priorityOf(mentions []Followup, members []int) Priority {
 			break
 		}
 	}
-	return p
+	return p, rep
 }
 
 func comparePriorities(a, b Priority) int {

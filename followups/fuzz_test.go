@@ -96,16 +96,23 @@ func FuzzParseRouteFile(f *testing.F) {
 	})
 }
 
-// FuzzSimilarity: the measure is a symmetric ratio, and the blocking index
-// finds exactly the pairs brute force finds.
+// FuzzSimilarity: the measure is a symmetric ratio, the identifier veto is
+// symmetric and reflexive, and the blocking index finds exactly the pairs
+// brute force finds.
 func FuzzSimilarity(f *testing.F) {
 	f.Add("migrate the cache", "Migrate the cache layer", "(api) migrate teh cache")
 	f.Add("로그 정리", "로그 정리하기", "")
 	f.Add("a", "b", "ab")
+	f.Add("Add pagination to /users endpoint", "add pagination to /posts endpoint", "fix `getUser` in v1.2")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		s := Similarity(a, b)
 		if s < 0 || s > 1 || s != Similarity(b, a) || Similarity(a, a) != 1 {
 			t.Fatalf("Similarity(%q, %q) = %v", a, b, s)
+		}
+		// The identifier check, applied after the index, is a symmetric
+		// veto that never keeps a text apart from itself.
+		if !SameIdentifiers(a, a) || SameIdentifiers(a, b) != SameIdentifiers(b, a) {
+			t.Fatalf("SameIdentifiers(%q, %q) is not reflexive and symmetric", a, b)
 		}
 		texts := [][]rune{NormalizeFollowup(a), NormalizeFollowup(b), NormalizeFollowup(c), NormalizeFollowup(a + c), NormalizeFollowup(b + " x")}
 		for _, theta := range []float64{0.85, 0.6} {

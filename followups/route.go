@@ -125,7 +125,7 @@ func (rf RouteFile) Apply(orphans []Candidate, theta float64) (routes map[int]Ro
 }
 
 // matchOrphan finds the orphan an item names: its number, else the most
-// similar text at or above theta.
+// similar text at or above theta that names the same things.
 func matchOrphan(orphans []Candidate, item string, theta float64) int {
 	item = strings.TrimSpace(item)
 	if n, err := strconv.Atoi(item); err == nil {
@@ -138,7 +138,7 @@ func matchOrphan(orphans []Candidate, item string, theta float64) int {
 	}
 	best, bestSim := -1, 0.0
 	for i, o := range orphans {
-		if s := Similarity(o.Text, item); s >= theta && s > bestSim {
+		if s := Similarity(o.Text, item); s >= theta && s > bestSim && SameIdentifiers(o.Text, item) {
 			best, bestSim = i, s
 		}
 	}
@@ -154,9 +154,9 @@ func Tagged(project, text string) string {
 
 // ContainsFollowup reports whether text already lists item.
 func ContainsFollowup(text, item string) bool {
-	want := string(NormalizeFollowup(item))
+	want, ident := string(NormalizeFollowup(item)), newIdentifierSet(item)
 	for _, line := range notes.SplitLines(text) {
-		if _, _, body, ok := listItem(line); ok && string(NormalizeFollowup(body)) == want {
+		if _, _, body, ok := listItem(line); ok && string(NormalizeFollowup(body)) == want && newIdentifierSet(body).agrees(ident) {
 			return true
 		}
 	}

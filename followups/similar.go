@@ -30,6 +30,11 @@ const DefaultSimilarity = 0.85
 // which is what lets similarity.Index find every pair at or above it without
 // comparing all pairs. Runes, not bytes, so Korean is measured per
 // syllable.
+//
+// Similar is not yet the same: "Add pagination to /users endpoint" and
+// "… /posts endpoint" are 0.88. Two follow-ups are one (Duplicates) only
+// when they also name the same things (SameIdentifiers), a veto applied to
+// the pairs the index finds.
 func Similarity(a, b string) float64 {
 	return similarity.Ratio(NormalizeFollowup(a), NormalizeFollowup(b))
 }

@@ -133,6 +133,33 @@ func (r *Repo) checkPaths(ctx context.Context, paths []string) error {
 			return &DeferredError{Reason: fmt.Sprintf("you have uncommitted edits to %s; commit or discard them (scribe never overwrites your work)", path)}
 		}
 	}
+	return r.checkSkipped(ctx, paths)
+}
+
+// checkSkipped defers a write over a skip-worktree file that is in the
+// work tree with other contents than the index's: edits git status does not
+// show (the bit set by hand to keep them out of it), which a write would
+// destroy.
+func (r *Repo) checkSkipped(ctx context.Context, paths []string) error {
+	_, present, err := r.outsideCheckout(ctx, paths)
+	if err != nil || len(present) == 0 {
+		return err
+	}
+	var names []string
+	for _, p := range paths {
+		if _, ok := present[p]; ok {
+			names = append(names, p)
+		}
+	}
+	out, err := r.Git(ctx, append([]string{"hash-object", "--"}, names...)...)
+	if err != nil {
+		return fmt.Errorf("check scribe paths: %w", err)
+	}
+	for i, oid := range strings.Fields(string(out)) {
+		if i < len(names) && oid != present[names[i]].oid {
+			return &DeferredError{Reason: fmt.Sprintf("%s is marked skip-worktree and has edits git status does not show; commit them, or run git update-index --no-skip-worktree %s and decide (scribe never overwrites your work)", names[i], names[i])}
+		}
+	}
 	return nil
 }
 
@@ -472,19 +499,19 @@ func (r *Repo) finishInterrupted(ctx context.Context, head Head, ours []string) 
 		}
 		var todo []string
 		next := map[string][]byte{}
+		have, err := r.checkedOut(ctx, p.Paths)
+		if err != nil {
+			continue
+		}
 		for _, rel := range p.Paths {
-			abs, err := r.Abs(rel)
-			if err != nil {
-				continue
-			}
-			cur, rerr := os.ReadFile(abs)
+			cur, exists := have[rel]
 			old, hadOld := older[rel]
 			nb, hasNew := newer[rel]
 			switch {
-			case rerr == nil && hasNew && bytes.Equal(cur, nb):
+			case exists && hasNew && bytes.Equal(cur, nb):
 				todo = append(todo, rel) // written; the index may still lag
 				next[rel] = nb
-			case (rerr == nil && hadOld && bytes.Equal(cur, old)) || (rerr != nil && !hadOld):
+			case (exists && hadOld && bytes.Equal(cur, old)) || (!exists && !hadOld):
 				todo = append(todo, rel)
 				next[rel] = nb // nil when the commit deleted it
 			}
@@ -503,14 +530,14 @@ func (r *Repo) holds(ctx context.Context, p pendingCheckout) bool {
 	if err != nil {
 		return false
 	}
+	have, err := r.checkedOut(ctx, p.Paths)
+	if err != nil {
+		return false
+	}
 	for _, rel := range p.Paths {
-		abs, err := r.Abs(rel)
-		if err != nil {
-			return false
-		}
-		cur, rerr := os.ReadFile(abs)
+		cur, ok := have[rel]
 		nb, hasNew := newer[rel]
-		if (rerr == nil) != hasNew || (hasNew && !bytes.Equal(cur, nb)) {
+		if ok != hasNew || (hasNew && !bytes.Equal(cur, nb)) {
 			return false
 		}
 	}
@@ -730,9 +757,23 @@ func (r *Repo) hashObjects(ctx context.Context, changed []string, next map[strin
 
 // checkout brings exactly the changed scribe paths up to date in the work
 // tree (atomic writes) and in the real index; every other index entry is
-// untouched.
+// untouched. A path outside a sparse checkout (see sparse.go) gets its
+// index entry alone, from its blob, skip-worktree kept; a skip-worktree
+// entry whose file is there (checkPaths made sure it holds the committed
+// text) gets both, the bit kept too.
 func (r *Repo) checkout(ctx context.Context, changed []string, next map[string][]byte) error {
+	outside, present, err := r.outsideCheckout(ctx, changed)
+	if err != nil {
+		return err
+	}
+	var plain []string
 	for _, p := range changed {
+		if _, ok := outside[p]; ok {
+			continue
+		}
+		if _, ok := present[p]; !ok {
+			plain = append(plain, p)
+		}
 		abs, err := r.Abs(p)
 		if err != nil {
 			return err
@@ -747,7 +788,63 @@ func (r *Repo) checkout(ctx context.Context, changed []string, next map[string][
 			return err
 		}
 	}
-	args := append([]string{"update-index", "--add", "--remove", "--"}, changed...)
+	if len(plain) > 0 {
+		if err := r.updateIndex(ctx, append([]string{"update-index", "--add", "--remove", "--"}, plain...)); err != nil {
+			return err
+		}
+	}
+	skipped := map[string]indexEntry{}
+	for p, e := range outside {
+		skipped[p] = e
+	}
+	for p, e := range present {
+		skipped[p] = e
+	}
+	if len(skipped) == 0 {
+		return nil
+	}
+	var kept, gone []string
+	for _, p := range changed {
+		if _, ok := skipped[p]; !ok {
+			continue
+		}
+		if next[p] == nil {
+			gone = append(gone, p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) > 0 {
+		oids, err := r.hashObjects(ctx, kept, next)
+		if err != nil {
+			return err
+		}
+		// The entries from their blobs (the work tree is not read), then
+		// the bit on exactly those paths, in one index write.
+		args := []string{"update-index", "--add"}
+		for _, p := range kept {
+			mode := "100644"
+			if skipped[p].mode == "100755" {
+				mode = "100755" // as buildTree keeps it
+			}
+			args = append(args, "--cacheinfo", mode+","+oids[p]+","+p)
+		}
+		args = append(append(args, "--skip-worktree", "--"), kept...)
+		if err := r.updateIndex(ctx, args); err != nil {
+			return err
+		}
+	}
+	if len(gone) > 0 {
+		if err := r.updateIndex(ctx, append([]string{"update-index", "--force-remove", "--"}, gone...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateIndex runs an update-index of the real index, waiting out an
+// index.lock held for a moment (another scribe command's own update).
+func (r *Repo) updateIndex(ctx context.Context, args []string) error {
 	var err error
 	for attempt := 0; attempt < 50; attempt++ {
 		if _, err = r.Git(ctx, args...); err == nil {

@@ -9,7 +9,9 @@
 // fallback when go-git cannot open the repository. gitops must never touch the
 // user's index entries, worktree files or refs other than the scribe-owned paths
 // and refs it was asked to write, and never imports dispatch, cmd, cobra or an
-// HTTP client.
+// HTTP client. A scribe-owned path outside a sparse checkout is written into
+// the index alone, skip-worktree kept (sparse.go): a branch write never
+// materialises what the person's checkout leaves out.
 //
 // Remote operations (remote.go, remotelock.go, sync.go) run the git CLI, so
 // every transport and credential helper git knows works. Sync is the one

@@ -131,6 +131,14 @@ func (p *Plan) file(rel string, edit func(cur []byte, ok bool) ([]byte, string))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", rel, err)
 	}
+	if !ok {
+		// A tracked file a sparse checkout leaves out of the work tree:
+		// merged into its committed text, never replaced by a new file
+		// the suggested `git add` would commit over it.
+		if cur, ok, err = p.repo.ReadCheckedOut(p.ctx, rel); err != nil {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+	}
 	next, what := edit(cur, ok)
 	if strings.HasPrefix(what, "warning: ") {
 		p.Warnings = append(p.Warnings, rel+": "+strings.TrimPrefix(what, "warning: "))

@@ -81,6 +81,28 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 	var warns []string
 	seen := map[string]bool{v.Config.Paths.ActiveStatus: true}
 	var srcs []followups.SourceFile
+	// A source a sparse checkout leaves out of the work tree is still a
+	// source: the dashboard is the whole vault's, not this checkout's.
+	skipped := map[string][]byte{}
+	var patterns []string
+	for _, sp := range v.sourcePatterns() {
+		if gitops.CheckRelPath(sp.pattern) == nil {
+			patterns = append(patterns, sp.pattern)
+		}
+	}
+	if names, err := v.Repo.SkippedFiles(ctx, patterns); err != nil {
+		warns = append(warns, "follow-up sources outside the sparse checkout skipped: "+err.Error())
+	} else if len(names) > 0 {
+		if skipped, err = v.Repo.ReadIndexFiles(ctx, names); err != nil {
+			warns = append(warns, "follow-up sources outside the sparse checkout skipped: "+err.Error())
+		}
+		for _, rel := range slices.Sorted(maps.Keys(skipped)) {
+			if b := skipped[rel]; len(b) > maxSourceBytes {
+				delete(skipped, rel)
+				warns = append(warns, fmt.Sprintf("follow-up source %s skipped: %d bytes is over the %d MB limit", rel, len(b), maxSourceBytes>>20))
+			}
+		}
+	}
 	add := func(kind followups.SourceKind, rel, pattern string) {
 		if seen[rel] {
 			return
@@ -96,6 +118,12 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 			}
 			// Written by the commit being built: it changes now.
 			src.Text, src.Time = string(b), v.commitTime()
+			srcs = append(srcs, src)
+			return
+		}
+		if b, ok := skipped[rel]; ok {
+			// Outside a sparse checkout: the index's copy.
+			src.Text = string(b)
 			srcs = append(srcs, src)
 			return
 		}
@@ -156,6 +184,11 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 				continue
 			}
 			add(sp.kind, filepath.ToSlash(rel), sp.pattern)
+		}
+		for _, rel := range slices.Sorted(maps.Keys(skipped)) {
+			if ok, _ := pathMatch(sp.pattern, rel); ok {
+				add(sp.kind, rel, sp.pattern)
+			}
 		}
 		// A file the commit creates is a source before it is in the tree.
 		for _, rel := range slices.Sorted(maps.Keys(over)) {

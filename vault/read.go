@@ -3,8 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -12,21 +10,11 @@ import (
 	"github.com/git-scribe/git-scribe/notes"
 )
 
-// ReadWorktree reads a vault file from the work tree; ok is false when it
-// does not exist.
-func (v *Vault) ReadWorktree(rel string) ([]byte, bool, error) {
-	abs, err := v.Repo.AbsRead(rel)
-	if err != nil {
-		return nil, false, err
-	}
-	b, err := os.ReadFile(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return b, true, nil
+// ReadWorktree reads a file of the person's checkout: the work-tree file,
+// or the index's copy of a tracked file a sparse checkout leaves out of
+// the work tree; ok is false when neither holds it.
+func (v *Vault) ReadWorktree(ctx context.Context, rel string) ([]byte, bool, error) {
+	return v.Repo.ReadCheckedOut(ctx, rel)
 }
 
 // BridgeView is the bridge note as the next session sees it.
@@ -111,9 +99,10 @@ func (v *Vault) newestBridge(ctx context.Context, tip string) (string, []byte, b
 	return branch, files[best], true
 }
 
-// Progress reads progress.md from the work tree; ok is false without one.
-func (v *Vault) Progress() ([]notes.Item, bool, error) {
-	b, ok, err := v.ReadWorktree(v.Config.Paths.Progress)
+// Progress reads progress.md from the checkout (see ReadWorktree); ok is
+// false without one.
+func (v *Vault) Progress(ctx context.Context) ([]notes.Item, bool, error) {
+	b, ok, err := v.ReadWorktree(ctx, v.Config.Paths.Progress)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
@@ -125,7 +114,7 @@ func (v *Vault) Progress() ([]notes.Item, bool, error) {
 // (see Match); nothing is written otherwise.
 func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport, error) {
 	rep := WrapReport{Modes: notes.Modes{notes.ModeProgress}}
-	items, ok, err := v.Progress()
+	items, ok, err := v.Progress(ctx)
 	if err != nil {
 		return rep, err
 	}

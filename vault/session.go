@@ -910,7 +910,7 @@ func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.W
 		b.CarryForward = append(b.CarryForward, "Follow-up: "+followupLine(f))
 	}
 	b.CarryForward = append(b.CarryForward, v.redactAll(in.Next)...)
-	if items, ok, _ := v.Progress(); ok {
+	if items, ok, _ := v.Progress(ctx); ok {
 		var open []string
 		for _, it := range items {
 			if !it.Done {

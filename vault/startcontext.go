@@ -86,36 +86,52 @@ func (v *Vault) StartContext(ctx context.Context, o StartContextOptions) (StartC
 		}
 		sc.Sections = append(sc.Sections, notes.ContextSection{Name: "open follow-ups", Text: b.String()})
 	}
-	if traps := v.ProjectTraps(); len(traps) > 0 {
+	if traps := v.ProjectTraps(ctx); len(traps) > 0 {
 		sc.Sections = append(sc.Sections, notes.ContextSection{Name: "project traps",
 			Text: "Project traps (" + v.Config.Paths.TrapDir + "):\n- " + strings.Join(traps, "\n- ")})
 	}
-	if idx := v.MemoryIndex(); idx != "" {
+	if idx := v.MemoryIndex(ctx); idx != "" {
 		sc.Sections = append(sc.Sections, notes.ContextSection{Name: "memory index",
 			Text: "Memory index (" + path.Join(v.Config.Paths.MemoryDir, memory.IndexFile) + "):\n" + idx})
 	}
 	return sc, nil
 }
 
-// ProjectTraps are the titles of the project's trap records.
-func (v *Vault) ProjectTraps() []string {
+// ProjectTraps are the titles of the project's trap records (those a
+// sparse checkout leaves out of the work tree read from the index).
+func (v *Vault) ProjectTraps(ctx context.Context) []string {
 	dir := strings.TrimSuffix(v.Config.Paths.TrapDir, "/")
 	abs, err := v.Repo.Abs(dir)
 	if err != nil {
 		return nil
 	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		return nil
+	texts := map[string][]byte{}
+	if ents, err := os.ReadDir(abs); err == nil {
+		for _, e := range ents {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if fi, err := e.Info(); err != nil || fi.Size() > 64<<10 {
+				continue
+			}
+			if b, err := os.ReadFile(filepath.Join(abs, e.Name())); err == nil {
+				texts[path.Join(dir, e.Name())] = b
+			}
+		}
+	}
+	if skipped, err := v.Repo.SkippedFiles(ctx, []string{path.Join(dir, "*.md")}); err == nil && len(skipped) > 0 {
+		if idx, err := v.Repo.ReadIndexFiles(ctx, skipped); err == nil {
+			for p, b := range idx {
+				if len(b) <= 64<<10 {
+					texts[p] = b
+				}
+			}
+		}
 	}
 	own := v.managedPaths()
 	var out []string
-	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") || own[path.Join(dir, e.Name())] {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(abs, e.Name()))
-		if err != nil || len(b) > 64<<10 {
+	for p, b := range texts {
+		if own[p] {
 			continue
 		}
 		if t, ok := memory.ParseTrap(string(b)); ok && t.Title != "" {
@@ -127,8 +143,8 @@ func (v *Vault) ProjectTraps() []string {
 }
 
 // MemoryIndex is the memory index's text (MEMORY.md), "" without one.
-func (v *Vault) MemoryIndex() string {
-	b, ok, err := v.ReadWorktree(path.Join(v.Config.Paths.MemoryDir, memory.IndexFile))
+func (v *Vault) MemoryIndex(ctx context.Context) string {
+	b, ok, err := v.ReadWorktree(ctx, path.Join(v.Config.Paths.MemoryDir, memory.IndexFile))
 	if err != nil || !ok {
 		return ""
 	}
