@@ -556,6 +556,51 @@ type group struct {
 	resolved bool          // a resolved group (made of resolved mentions)
 }
 
+// pairsByIdentifiers calls fn(i, j), i < j, for every compatible pair of
+// groups at or above theta that can name the same things, in (i, j) order.
+// Groups whose strong identifiers differ never do (see strongIdentifiers),
+// so each set of them is joined on its own: a vault's follow-ups name
+// files and functions, and ten thousand of them fall into many small
+// blocks instead of one similarity join over all.
+func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int) bool, fn func(i, j int)) {
+	blocks := map[string][]int{}
+	var keys []string
+	for i, g := range groups {
+		k := strings.Join(strongIdentifiers(g.ident.ids), "\x00")
+		if _, ok := blocks[k]; !ok {
+			keys = append(keys, k)
+		}
+		blocks[k] = append(blocks[k], i)
+	}
+	var pairs [][2]int
+	for _, k := range keys {
+		members := blocks[k]
+		if len(members) < 2 {
+			continue
+		}
+		idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(members))}
+		for n, i := range members {
+			idx.Texts[n] = groups[i].norm
+		}
+		idx.Pairs(func(a, b int) bool { return compatible(members[a], members[b]) }, func(a, b int) {
+			i, j := members[a], members[b]
+			if i > j {
+				i, j = j, i
+			}
+			pairs = append(pairs, [2]int{i, j})
+		})
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	for _, p := range pairs {
+		fn(p[0], p[1])
+	}
+}
+
 // merge resolves and deduplicates mentions into ordered priorities; it
 // returns how many open mentions were dropped as resolved and how many were
 // merged into another, and the texts that are not on the dashboard in
@@ -580,10 +625,6 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		}
 		g.members = append(g.members, i)
 	}
-	idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(groups))}
-	for i, g := range groups {
-		idx.Texts[i] = g.norm
-	}
 	compatible := func(i, j int) bool {
 		a, b := groups[i], groups[j]
 		if a.resolved && b.resolved {
@@ -594,7 +635,7 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 	dropped := make([]bool, len(groups))
 	resolvedBy := make([]int, len(groups)) // the resolved group that dropped an open one, +1
 	var openPairs [][2]int
-	idx.Pairs(compatible, func(i, j int) {
+	pairsByIdentifiers(groups, theta, compatible, func(i, j int) {
 		a, b := groups[i], groups[j]
 		// The index finds every pair alike enough; a pair naming
 		// different things ("/users" and "/posts", "v1.2" and "v1.3") is

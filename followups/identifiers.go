@@ -109,6 +109,22 @@ func isIdentifier(w string) bool {
 	return false
 }
 
+// strongIdentifiers are the identifiers that are identifiers whatever
+// their case and wherever they stand — a digit, a / \ _ # @ $ = : or inner
+// dot, a leading dash — as opposed to CamelCase words and words in
+// backticks. Two follow-ups that agree (see identifierSet.agrees) have the
+// same strong identifiers: each one's is a word of the other, and the
+// same word is strong there too. ids is sorted, and so is the result.
+func strongIdentifiers(ids []string) []string {
+	var out []string
+	for _, w := range ids {
+		if strings.HasPrefix(w, "-") || strings.ContainsAny(w, `/\_#@$=:.`) || strings.ContainsFunc(w, unicode.IsDigit) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // identifierSet is what the identifier check of two follow-ups compares:
 // a follow-up's identifiers, and its text for the rare check that needs
 // every word of it.
