@@ -394,8 +394,11 @@ person's verdict; the tick is the only verdict there is.
                   linked is never mined again, so a second mine adds nothing);
                   candidates that contradict a ratified fact come first.
   ratify          move every item you ticked ("- [x]") into "## Ratified facts"
-                  and commit. Commit your ticks first: scribe never commits over
-                  your uncommitted edits.
+                  and commit the inbox on your branch, your ticks included:
+                  there is no need to commit them first. The commit holds the
+                  inbox alone; your other staged and unstaged work is left as
+                  it is. (An inbox staged in one version and edited further
+                  waits until you stage all of it or none.)
 
 dispatch watch runs ratify --mine after a pass lands reviews; nothing else in
 scribe writes the inbox, and nothing but a person ticks a box.`,
@@ -433,6 +436,12 @@ scribe writes the inbox, and nothing but a person ticks a box.`,
 					fmt.Fprintf(f.IO.Out, "%s %d fact(s) into %s in %s\n", f.IO.Bold("ratified:"), len(rep.Facts), rep.Inbox, rep.Commit.SHA[:12])
 					for _, fact := range rep.Facts {
 						fmt.Fprintf(f.IO.Out, "  %s\n", fact)
+					}
+					switch {
+					case rep.OtherEdits:
+						fmt.Fprintf(f.IO.Out, "committed %s as you left it: your ticks and your other edits to it; nothing else of yours\n", rep.Inbox)
+					case rep.Landed:
+						fmt.Fprintf(f.IO.Out, "committed your ticks in %s with it; nothing else of yours\n", rep.Inbox)
 					}
 				default:
 					fmt.Fprintf(f.IO.Out, "%s: %s\n", rep.Status, rep.Reason)

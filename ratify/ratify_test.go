@@ -105,3 +105,23 @@ func TestRatifyText(t *testing.T) {
 		t.Fatalf("re-mined a ratified source: %+v", added)
 	}
 }
+
+func TestOnlyTicks(t *testing.T) {
+	t.Parallel()
+	const before = "# Inbox\n\n- [ ] a (via [[x]])\n- [ ] b\n"
+	tests := []struct {
+		after string
+		want  bool
+	}{
+		{before, true},
+		{"# Inbox\n\n- [x] a (via [[x]])\n- [X] b\n", true},
+		{"# Inbox\n\n- [x] a, reworded (via [[x]])\n- [ ] b\n", false},
+		{"# Inbox\n\n- [x] a (via [[x]])\n- [ ] b\n- [ ] c\n", false},
+		{"# Inbox\n\n * [x] a (via [[x]])\n- [ ] b\n", false},
+	}
+	for _, tt := range tests {
+		if got := onlyTicks(before, tt.after); got != tt.want {
+			t.Errorf("onlyTicks(%q) = %v, want %v", tt.after, got, tt.want)
+		}
+	}
+}
