@@ -274,6 +274,9 @@ func RatifyText(inbox string) (string, []string) {
 	led, hasLedger := sectionOf(lines, RatifiedHeading)
 	var keep, moved []string
 	var facts []string
+	// gap: a moved line left a blank line above it, so a blank line right
+	// after the moved lines would make two (a section emptied of its items).
+	gap := false
 	for i, l := range lines {
 		if hasLedger && i > led.start && i < led.end {
 			keep = append(keep, l)
@@ -281,9 +284,15 @@ func RatifyText(inbox string) (string, []string) {
 		}
 		m := tickedRE().FindStringSubmatch(l)
 		if m == nil {
+			if gap && strings.TrimSpace(l) == "" {
+				gap = false
+				continue
+			}
+			gap = false
 			keep = append(keep, l)
 			continue
 		}
+		gap = len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == ""
 		text := strings.TrimSpace(conflictPre().ReplaceAllString(m[1], ""))
 		moved = append(moved, "- "+text)
 		facts = append(facts, strings.TrimSpace(viaRE().ReplaceAllString(text, "")))
