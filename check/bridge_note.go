@@ -18,7 +18,7 @@ type bridgeNote struct{ meta }
 func newBridgeNote() Rule {
 	return bridgeNote{meta{
 		id: "SCR003", name: "bridge-note", severity: SeverityError,
-		describe: "the bridge note carries at most a bare \"Witness: PASS|WARN|BLOCK\" marker (no witness findings), is under 20 lines of text (blank lines aside) and within the bridge_tokens budget",
+		describe: "the bridge note holds at most the reviewer's bare verdict (\"Witness: PASS|WARN|BLOCK\", from wrap --witness), never the review's findings; it is under 20 lines of text (blank lines aside) and within the bridge_tokens budget",
 	}}
 }
 
