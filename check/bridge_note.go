@@ -11,13 +11,14 @@ import (
 
 // bridgeNote is SCR003: the bridge note the next session reads carries at
 // most a bare witness marker, never findings (SPEC principle 6), and stays
-// within its size budget: under 20 lines and bridge_tokens tokens.
+// within its size budget: under 20 lines of text (blank lines aside) and
+// bridge_tokens tokens.
 type bridgeNote struct{ meta }
 
 func newBridgeNote() Rule {
 	return bridgeNote{meta{
 		id: "SCR003", name: "bridge-note", severity: SeverityError,
-		describe: "the bridge note carries at most a bare \"Witness: PASS|WARN|BLOCK\" marker (no witness findings), is under 20 lines and within the bridge_tokens budget",
+		describe: "the bridge note holds at most the reviewer's bare verdict (\"Witness: PASS|WARN|BLOCK\", from wrap --witness), never the review's findings; it is under 20 lines of text (blank lines aside) and within the bridge_tokens budget",
 	}}
 }
 
@@ -85,9 +86,20 @@ func checkBridgeNote(in *Input, path, text string) []Finding {
 				Fix:     "witness findings go to the journal in full; the bridge note keeps only a bare \"Witness: PASS|WARN|BLOCK\" line"})
 		}
 	}
-	if n := len(lines); text != "" && n > notes.MaxBridgeLines {
-		out = append(out, Finding{File: path, Line: notes.MaxBridgeLines + 1, Severity: SeverityWarning,
-			Message: fmt.Sprintf("the bridge note has %d lines; it must stay under 20", n),
+	// The budget counts lines of text: the blank lines around headings and
+	// lists that markdown wants carry nothing to read (notes.MaxBridgeLines).
+	if n := notes.TextLines(text); n > notes.MaxBridgeLines {
+		line := len(lines)
+		for i, seen := 0, 0; i < len(lines); i++ {
+			if strings.TrimSpace(lines[i]) != "" {
+				if seen++; seen > notes.MaxBridgeLines {
+					line = i + 1
+					break
+				}
+			}
+		}
+		out = append(out, Finding{File: path, Line: line, Severity: SeverityWarning,
+			Message: fmt.Sprintf("the bridge note has %d lines of text (blank lines aside); it must stay under 20", n),
 			Fix:     "shorten it to what the next session needs (git scribe wrap rewrites it within the budget)"})
 	}
 	tokens := in.Config.BridgeTokens

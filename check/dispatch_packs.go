@@ -18,7 +18,7 @@ type dispatchPacks struct{ meta }
 func newDispatchPacks() Rule {
 	return dispatchPacks{meta{
 		id: "SCR014", name: "dispatch-pack-sha", severity: SeverityError,
-		describe: "dispatch artifacts' pack_sha resolves to their context pack (now or in history), and frozen packs match their sha256 sidecar",
+		describe: "every draft and review an agent wrote names the version of its context pack it read (pack_sha), that version exists (now or in history), and frozen packs match their checksum file",
 	}}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // buildHistory makes n wraps with the journal capped at max entries, so the
@@ -187,6 +189,34 @@ func TestJournalAppendOnlyEditedArchiveEntry(t *testing.T) {
 	}
 }
 
+// TestJournalAppendOnlyLegacyEntriesStayValid: a journal written before
+// entries had blank lines around their headings and lists keeps its entries
+// as they are; today's entries appended after them, and the archiving that
+// moves the old ones verbatim, are no edit.
+func TestJournalAppendOnlyLegacyEntriesStayValid(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.commit("initial", map[string]string{"README.md": "hello\n"})
+	legacy := notes.DefaultJournalPreamble
+	for i := 1; i <= 3; i++ {
+		if i > 1 {
+			legacy += "\n"
+		}
+		legacy += legacyRender(entry(i, fmt.Sprintf("(p) item %d", i)))
+	}
+	tr.commit(scribeMsg("legacy"), map[string]string{journalPath: legacy})
+	j := &journaler{journal: legacy, max: 3}
+	for i := 4; i <= 6; i++ {
+		tr.commit(scribeMsg("session"), j.add(i))
+	}
+	if !strings.Contains(j.archive, legacyRender(entry(1, "(p) item 1"))) || !strings.Contains(j.journal, entry(6).Render()) {
+		t.Fatalf("fixture: want legacy entries archived verbatim and new ones in the journal:\n%s\n---\n%s", j.journal, j.archive)
+	}
+	if got := run(t, newJournalAppendOnly(), tr.input("")); len(got) != 0 {
+		t.Fatalf("legacy entries then new ones: want no finding, got %s", describe(got))
+	}
+}
+
 func TestJournalAppendOnlyUncommittedEdit(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
@@ -221,6 +251,20 @@ func TestJournalAppendOnlyRestoreIsNotANewViolation(t *testing.T) {
 	}
 }
 
+// legacyRender writes e as journals on a branch were written before scribe's
+// record moved to refs/scribe/vault: no blank lines around headings and
+// lists. Only such journals meet git's line-level union merge now (scribe
+// writes the journal on the vault ref, and init's merge driver merges branch
+// journals entry by entry); a line-level union of two entries in today's
+// layout shares their blank lines and interleaves them.
+func legacyRender(e notes.Entry) string {
+	s := e.Render()
+	for strings.Contains(s, "\n\n") {
+		s = strings.ReplaceAll(s, "\n\n", "\n")
+	}
+	return s
+}
+
 func TestJournalAppendOnlyMerges(t *testing.T) {
 	t.Parallel()
 	tr := newRepo(t)
@@ -231,9 +275,9 @@ func TestJournalAppendOnlyMerges(t *testing.T) {
 	// Both branches append; the union merge keeps both: clean. (The
 	// entries end in different lines: see TestJournalAppendOnlyUnionMergeMangles.)
 	tr.Git("checkout", "-q", "-b", "side")
-	tr.commit(scribeMsg("side"), map[string]string{journalPath: base + "\n" + entry(10, "(p) ten").Render()})
+	tr.commit(scribeMsg("side"), map[string]string{journalPath: base + "\n" + legacyRender(entry(10, "(p) ten"))})
 	tr.Git("checkout", "-q", "main")
-	tr.commit(scribeMsg("main"), map[string]string{journalPath: base + "\n" + entry(11, "(p) eleven").Render()})
+	tr.commit(scribeMsg("main"), map[string]string{journalPath: base + "\n" + legacyRender(entry(11, "(p) eleven"))})
 	tr.Git("merge", "-q", "--no-edit", "side")
 	if !strings.Contains(tr.Read(journalPath), "session 10") || !strings.Contains(tr.Read(journalPath), "session 11") {
 		t.Fatalf("fixture: union merge lost an entry:\n%s", tr.Read(journalPath))
@@ -264,9 +308,9 @@ func TestJournalAppendOnlyUnionMergeMangles(t *testing.T) {
 	tr.Write(".gitattributes", ".claude/sonmat/journal*.md merge=union\n")
 	j := buildHistory(t, tr, 2, 50)
 	tr.Git("checkout", "-q", "-b", "side")
-	tr.commit(scribeMsg("side"), map[string]string{journalPath: j.journal + "\n" + entry(10).Render()})
+	tr.commit(scribeMsg("side"), map[string]string{journalPath: j.journal + "\n" + legacyRender(entry(10))})
 	tr.Git("checkout", "-q", "main")
-	tr.commit(scribeMsg("main"), map[string]string{journalPath: j.journal + "\n" + entry(11).Render()})
+	tr.commit(scribeMsg("main"), map[string]string{journalPath: j.journal + "\n" + legacyRender(entry(11))})
 	tr.Git("merge", "-q", "--no-edit", "side")
 	merge := tr.Head()
 	if strings.Count(tr.Read(journalPath), "- Mode: journal") != 3 {

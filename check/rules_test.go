@@ -84,9 +84,12 @@ func TestBridgeNote(t *testing.T) {
 	}{
 		{"rendered note with a bare marker", good, nil, ""},
 		{"witness findings on the marker line", strings.Replace(good, "Witness: WARN", "Witness: WARN (iter2) — not covered by tests", 1),
-			[]string{"error:3"}, "witness findings"},
+			[]string{fmt.Sprintf("error:%d", lineOf(good, "Witness: WARN"))}, "witness findings"},
 		{"findings as a bullet", good + "- WARN iter2 not-covered-by-tests\n", []string{fmt.Sprintf("error:%d", strings.Count(good, "\n")+1)}, "witness findings"},
-		{"too long", good + strings.Repeat("- more\n", 12), []string{"warning:20"}, "lines"},
+		// 9 lines of text and 12 more: the 20th line of text is the finding's.
+		{"too long", good + strings.Repeat("- more\n", 12), []string{fmt.Sprintf("warning:%d", strings.Count(good, "\n")+20-notes.TextLines(good))}, "lines"},
+		// Blank lines are not counted: markdown wants them around headings and lists.
+		{"blank lines aside", good + strings.Repeat("\n- more\n", 10), nil, ""},
 		{"over budget", strings.Replace(good, "parser half done", strings.Repeat("x", 7000), 1), []string{"warning:1"}, "budget"},
 	}
 	for _, tt := range tests {

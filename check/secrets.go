@@ -15,7 +15,7 @@ type noSecrets struct{ meta }
 func newNoSecrets() Rule {
 	return noSecrets{meta{
 		id: "SCR008", name: "no-secrets", severity: SeverityError,
-		describe: "no secret (gitleaks' default rules) in the journal, archive, bridge note, progress.md, ACTIVE-STATUS.md, trap records or memory files",
+		describe: "no secret (API keys, tokens, private keys: the rules of the gitleaks scanner) in the journal, archive, bridge note, progress.md, ACTIVE-STATUS.md, trap records or memory files",
 	}}
 }
 

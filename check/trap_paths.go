@@ -18,7 +18,7 @@ type trapPaths struct{ meta }
 func newTrapPaths() Rule {
 	return trapPaths{meta{
 		id: "SCR015", name: "trap-path-collision", severity: SeverityError,
-		describe: "no trap record sits at a scribe-managed path or takes a vault file's name (bridge note, journal, progress.md, CLAUDE.md, MEMORY.md, …)",
+		describe: "no trap record sits at a scribe-managed path or takes the name of one of scribe's files (bridge note, journal, progress.md, CLAUDE.md, MEMORY.md, …)",
 	}}
 }
 

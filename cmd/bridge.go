@@ -25,24 +25,26 @@ func newBridgeCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bridge",
 		Short: "Print the bridge note for the next session",
-		Long: `Bridge prints the bridge note the last wrap left for the next session, within
-the configured token budget (bridge_tokens, default 1500), and warns which of
-the files it cites changed since it was written: the note is a hypothesis to
-verify, not a fact. It first lands anything queued.
+		Long: `Bridge prints the bridge note the last wrap left for the next session — where
+things stand, what carries forward, open questions — within the configured
+token budget (bridge_tokens, default 1500), and warns which of the files it
+cites changed since it was written: the note is a hypothesis to verify, not a
+fact. It first makes any scribe write that was waiting in the queue.
 
-With --hook (Claude Code's or Codex's SessionStart, every source: startup,
-resume, clear, compact) it reads the hook's JSON on stdin and prints
-SessionStart additionalContext: the branch's note with its stale flags (on
-compact or resume of the same session it says so), follow-ups and memory
-candidates waiting for a person, the open follow-ups, the project's traps
-and the memory index, cut by priority to the budget and saying what was
-left out. A new session (startup, clear) also journals the branch's
+With --hook (Claude Code's or Codex's SessionStart hook, for every way a
+session starts: startup, resume, clear, compact) it reads the hook's JSON on
+stdin and prints what the agent's new session is given to read
+(SessionStart additionalContext): the branch's note with its stale-file
+warnings (on compact or resume of the same session it says so), follow-ups
+and memory candidates waiting for you, the open follow-ups, the project's
+traps (lessons from past mistakes, git scribe trap) and the memory index, cut by priority to the budget and saying what
+was left out. A new session (startup, clear) also journals the branch's
 previous session if it never said it ended. In a repository never set up
 with git scribe init it prints empty context and writes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runBridge(c.Context(), f, o) },
 	}
-	c.Flags().BoolVar(&o.Hook, "hook", false, "act as a SessionStart hook: JSON in on stdin, additionalContext JSON out")
+	c.Flags().BoolVar(&o.Hook, "hook", false, "act as the agent's SessionStart hook: the hook's JSON on stdin, the session's context (additionalContext JSON) out")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	return c
 }

@@ -36,10 +36,13 @@ func newCheckCmd(f *Factory) *cobra.Command {
 	opts := &CheckOptions{IO: f.IO, Factory: f}
 	c := &cobra.Command{
 		Use:   "check [--format text|json|github|sarif] [--since REV] [--rule ID]",
-		Short: "Verify vault hygiene (the CI job): append-only journal, clean bridge note, …",
-		Long: `Check verifies the vault over the working tree and the history of the
-scribe-managed files, and reports each problem with a stable rule id, a
-severity, file:line, a message and how to fix it. It changes nothing.
+		Short: "Check what scribe keeps for problems, as a CI job: edited journal entries, leaked secrets, …",
+		Long: `Check looks for problems in what scribe keeps — its record on
+refs/scribe/vault (journal, bridge notes) and the files on your branch it
+writes to (progress.md, CLAUDE.md's rules, memories and trap records:
+lessons from past mistakes, dispatch drafts and reviews), with their history — and reports each with a stable rule id
+(SCR001 … below, with what each checks), a severity, file:line, a message
+and how to fix it. It changes nothing.
 
 Rules:
 ` + ruleList() + `

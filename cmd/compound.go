@@ -37,30 +37,35 @@ func newCompoundCmd(f *Factory) *cobra.Command {
 	o := &CompoundOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "compound [collect | gate | list | reactivate DETECTOR]",
-		Short: "The compound promotion gate: learn memories from sessions, with a person's yes",
-		Long: `Compound turns what a session taught into memory records, never without a
-person's yes:
+		Short: "Learn memories from a session (corrections, preferences, conventions); each kept only after your yes",
+		Long: `Compound keeps what a session taught your agent — a correction you made
+("no, don't mock the clock"), a preference you stated, a topic that kept
+coming up, a convention nobody wrote down — as memory records the agent
+reads in later sessions (memory_dir, indexed in MEMORY.md, which init points
+CLAUDE.md and AGENTS.md at). Nothing is kept without your yes:
 
-  collect      intake a transcript (last memory.window turns, snapshotted under
-               the git dir), run the four analyzers (tacit, correction, pattern,
-               preference) in parallel, validate (dedup within the batch and
-               against memory and past rejections, 5-dimension overlap band,
-               evaluator score) and queue the candidates. Never prompts, never
-               writes a vault file. wrap runs it (trigger session_wrap).
-  gate         put each queued candidate to the person: y promote, N (or Enter)
-               reject, e edit then promote, s skip (asked again next time).
-               ≥ 0.80 is green (y recommended), ≤ 0.40 red (N recommended),
-               between yellow (your call). One commit per gate:
+  collect      read a session transcript (its last memory.window turns), find
+               candidate memories with four detectors (tacit: unwritten
+               conventions; correction: things you corrected; pattern: a topic
+               raised 3 times; preference: how you like things done), drop
+               what memory already holds or you rejected before, score each
+               0.0–1.0, and queue them. Never asks, never writes a memory.
+               wrap runs it at the end of a session.
+  gate         ask you about each queued candidate: y keep it, N (or Enter)
+               reject it, e edit it then keep it, s skip it (asked again next
+               time). The score suggests an answer: ≥ 0.80 green (y), ≤ 0.40
+               red (N), yellow between (your call). One commit per gate:
                "progress: memory +N -M (compound)". Without a terminal every
                candidate is rejected for this run and nothing is written.
-  list         the queue, disabled detectors, pending writes
-  reactivate   lift a detector's 7-day disable (3 rejections in a row)
+  list         the queue, detectors switched off, writes waiting
+  reactivate   switch a detector back on: after 3 of its candidates in a row
+               are rejected it is off for 7 days
 
 Plain "git scribe compound" runs the gate.
 
-Promoted memories go to memory_dir/corrections/ (user corrections),
-preferences/ (scoped preferences) or tacit/, with frontmatter and a MEMORY.md
-line; rejected ones to corrections/_rejected/<candidate_id>.md and
+Kept memories go to memory_dir/corrections/ (your corrections),
+preferences/ (preferences for one scope) or tacit/, with frontmatter and a
+MEMORY.md line; rejected ones to corrections/_rejected/<candidate_id>.md and
 _rejections.log, and are never proposed again.`,
 		Example: `  git scribe compound collect --transcript ~/.claude/projects/-src-app/5b1c….jsonl
   git scribe compound gate
@@ -71,34 +76,34 @@ _rejections.log, and are never proposed again.`,
 	}
 	collect := &cobra.Command{
 		Use:   "collect --transcript FILE",
-		Short: "Queue memory candidates from a session transcript (never prompts)",
+		Short: "Find candidate memories in a session transcript and queue them for your decision (never asks)",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompoundCollect(c.Context(), f, o) },
 	}
 	collect.Flags().StringVar(&o.Transcript, "transcript", "", "the session transcript `FILE` (Claude Code or Codex JSONL, or text)")
 	collect.Flags().BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (transcript_path, session_id) on stdin")
-	collect.Flags().StringVar(&o.Trigger, "trigger", memory.TriggerManual, "manual, session_wrap, user_correction (only when the user corrected the agent) or pattern_repeat (only when a topic came up 3 times)")
+	collect.Flags().StringVar(&o.Trigger, "trigger", memory.TriggerManual, "why collect runs: manual, session_wrap, user_correction (you corrected the agent) or pattern_repeat (a topic came up 3 times)")
 	collect.Flags().StringVar(&o.Session, "session", "", "session id (default: the transcript's)")
 	collect.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	gate := &cobra.Command{
 		Use:   "gate",
-		Short: "Decide on the queued candidates: y / N / e / s",
+		Short: "Decide on each queued memory: y keep / N reject / e edit / s skip",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompoundGate(c.Context(), f, o) },
 	}
-	gate.Flags().StringArrayVar(&o.Approve, "approve", nil, "promote candidate `ID` without asking (a person's explicit decision; repeatable)")
+	gate.Flags().StringArrayVar(&o.Approve, "approve", nil, "keep candidate `ID` without asking (your decision, typed; repeatable)")
 	gate.Flags().StringArrayVar(&o.Reject, "reject", nil, "reject candidate `ID` without asking (repeatable)")
 	gate.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON (never prompts)")
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "Show the queue, disabled detectors and pending writes",
+		Short: "Show the queued memories, detectors switched off, and writes waiting",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runCompoundList(c.Context(), f, o) },
 	}
 	list.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	reactivate := &cobra.Command{
 		Use:       "reactivate DETECTOR",
-		Short:     "Lift a detector's disable (tacit, correction, pattern, preference)",
+		Short:     "Switch a detector back on after 3 rejections turned it off (tacit, correction, pattern, preference)",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: memory.Detectors(),
 		RunE: func(c *cobra.Command, args []string) error {

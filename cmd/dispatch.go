@@ -31,34 +31,41 @@ func newDispatchCmd(f *Factory) *cobra.Command {
 	o := &DispatchOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "dispatch [plan | run | watch]",
-		Short: "Fire agents at cards that are ready: drafts and reviews, landed with receipts",
-		Long: `Dispatch is the only part of git scribe that talks to agents. Derived state —
-computed from the vault's files, never stored — says what fires:
+		Short: "Have agents draft and review the cards of a writer's vault that are ready (new files only)",
+		Long: `Dispatch is for a writer's vault (an Obsidian vault, or any folder of
+markdown notes in git; docs/WRITERS.md has a complete example): it has agents
+draft the cards you marked ready, then review each draft, and commits what
+they wrote as new files. It is the only part of git scribe that talks to
+agents. What runs is worked out from your notes each time, never stored:
 
   ready_for_fill   a card (frontmatter type: card, readiness: ready) with a
                    contract (control/contracts/, type: contract) and no draft
-                   at its output_target: the fill fires (variants: N fires N)
-  has_draft        a draft exists: its review lanes fire, each once
-  reviewed         every lane has a review naming the draft: nothing fires
+                   at its output_target: an agent drafts it (variants: N
+                   drafts N versions)
+  has_draft        a draft exists: each review lane runs once on it
+  reviewed         every lane has a review of the draft: nothing runs
 
-Lanes come from the template set (fiction: canon, voice; gamedev: + mechanics);
-a contract's review_after narrows or reorders them. A ready card without a
-contract is skipped with a warning: writing one is authoring intent.
+A review lane is one kind of review: canon (facts against your canon notes),
+voice (the prose against your voice notes), mechanics (game rules; the
+gamedev template set adds it to fiction's canon and voice). A contract's
+review_after narrows or reorders them. A ready card without a contract is
+skipped with a warning: writing one is your decision, never scribe's.
 
-Artifacts are new files only, under body/drafts/ and reviews/<lane>/; the
-dispatcher writes their frontmatter (type, kind, links, pack_sha, agent,
-model, generated) and the agent supplies only the body. Agents read frozen
-context packs only (git scribe pack freeze; run freezes a missing one). One
-pass is one commit, with a ledger entry in the journal. A second run after a
-complete pass dispatches nothing. Nothing is ever ratified here.
+Drafts and reviews are new files only, under body/drafts/ and
+reviews/<lane>/; scribe writes their frontmatter (type, kind, links, agent,
+model, generated: when, and pack_sha: the checksum of the notes the agent was
+given) and the agent writes only the body. Agents see only a frozen context pack
+(git scribe pack freeze; run freezes a missing one). One pass is one commit,
+noted in scribe's journal. A second run after a complete pass runs nothing.
+Nothing an agent writes becomes canon here: that is git scribe ratify, by you.
 
-Routing: --runner/--model/--base-url > SCRIBE_DISPATCH_* > the user config's
-dispatch: section (top-level keys, a skills: map per skill, variants: overlays
-per variant); an explicit --runner pins one backend for the whole pass. With no
-configuration the built-in deterministic "fake" runner makes the loop work
-offline. Runners: fake, openai (any OpenAI-compatible server; bearer key from
-$SCRIBE_DISPATCH_API_KEY or the variable dispatch.api_key_env names), claude
-(claude -p), codex (codex exec).`,
+Which agent: --runner/--model/--base-url > SCRIBE_DISPATCH_* > the user
+config's dispatch: section (top-level keys, a skills: map per prompt, variants:
+overlays per variant); an explicit --runner uses one backend for the whole
+pass. With no configuration the built-in "fake" runner writes deterministic
+placeholder text, so the whole loop works offline. Runners: fake, openai (any
+OpenAI-compatible server; bearer key from $SCRIBE_DISPATCH_API_KEY or the
+variable dispatch.api_key_env names), claude (claude -p), codex (codex exec).`,
 		Example: `  git scribe dispatch plan
   git scribe dispatch run
   git scribe dispatch run --runner openai --base-url http://127.0.0.1:8080 --model gemma-3-27b
@@ -68,15 +75,15 @@ $SCRIBE_DISPATCH_API_KEY or the variable dispatch.api_key_env names), claude
 		RunE: func(c *cobra.Command, _ []string) error { return runDispatchPlan(c.Context(), f, o) },
 	}
 	pf := c.PersistentFlags()
-	pf.StringVar(&o.Flags.Runner, "runner", "", "pin one backend for the whole pass: "+strings.Join(config.Runners(), ", "))
-	pf.StringVar(&o.Flags.Model, "model", "", "model `NAME` for the pinned or configured backend")
+	pf.StringVar(&o.Flags.Runner, "runner", "", "use this backend for the whole pass: "+strings.Join(config.Runners(), ", "))
+	pf.StringVar(&o.Flags.Model, "model", "", "model `NAME` for the chosen or configured backend")
 	pf.StringVar(&o.Flags.BaseURL, "base-url", "", "OpenAI-compatible server `URL`, e.g. http://127.0.0.1:8080")
 	pf.DurationVar(&o.Flags.Timeout, "timeout", 0, "per-run timeout (default 5m)")
 	pf.IntVar(&o.Flags.Concurrency, "concurrency", 0, "agents running at once (default 2)")
 
 	plan := &cobra.Command{
 		Use:   "plan [CARD...]",
-		Short: "Show what would fire and why (runs nothing, writes nothing)",
+		Short: "Show which agent runs would start, and why (runs nothing, writes nothing)",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Cards = args
@@ -86,7 +93,7 @@ $SCRIBE_DISPATCH_API_KEY or the variable dispatch.api_key_env names), claude
 	plan.Flags().BoolVar(&o.JSON, "json", false, "print the plan as JSON")
 	run := &cobra.Command{
 		Use:   "run [CARD...]",
-		Short: "Fire one pass: fills, then review lanes; land as one commit",
+		Short: "Run one pass: drafts, then their reviews; commit what they wrote as one commit",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Cards = args
@@ -96,22 +103,23 @@ $SCRIBE_DISPATCH_API_KEY or the variable dispatch.api_key_env names), claude
 	run.Flags().BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	watch := &cobra.Command{
 		Use:   "watch",
-		Short: "Pass every --interval once the vault has been quiet for --settle; mine after reviews",
-		Long: `Watch runs a pass every --interval, each only after no vault file has changed
+		Short: "Run a pass every --interval once no note has changed for --settle; collect candidates after reviews",
+		Long: `Watch runs a pass every --interval, each only after no note has changed
 for --settle (sync tools deliver notes as bursts of writes; a half-synced note
-never dispatches). After a pass lands reviews it invokes the engine's own
-"git scribe ratify --mine" (idempotent: a second mine adds nothing; candidates
-land pending) unless --no-mine. --ticks N stops after N passes (--ticks 1 is
-the cron / systemd-timer single shot). Errors are not survived: a failed agent
-run or landing ends the watch with a non-zero status.`,
+never starts an agent). After a pass commits reviews it runs
+"git scribe ratify --mine", which collects the new names and facts the agents
+introduced into your inbox, unticked (a second run adds nothing), unless
+--no-mine. --ticks N stops after N passes (--ticks 1 is a single pass for cron
+or a systemd timer). Errors end the watch: a failed agent run or commit stops
+it with a non-zero exit status.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runDispatchWatch(c.Context(), f, o) },
 	}
 	wf := watch.Flags()
 	wf.DurationVar(&o.Watch.Interval, "interval", 60*time.Second, "time between passes")
-	wf.DurationVar(&o.Watch.Settle, "settle", 30*time.Second, "quiet time the vault needs before a pass")
+	wf.DurationVar(&o.Watch.Settle, "settle", 30*time.Second, "time no note may change before a pass")
 	wf.IntVar(&o.Watch.Ticks, "ticks", 0, "stop after N passes (0: until interrupted)")
-	wf.BoolVar(&o.Watch.NoMine, "no-mine", false, "do not run ratify --mine after landing reviews")
+	wf.BoolVar(&o.Watch.NoMine, "no-mine", false, "do not run ratify --mine after committing reviews")
 	c.AddCommand(plan, run, watch)
 	return c
 }
@@ -334,13 +342,15 @@ func newPackCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "pack freeze CARD",
-		Short: "Freeze a card's context pack (what agents read) with its sha256",
-		Long: `pack freeze writes the card's context pack under control/context-packs/ — the
-card, its contract and every context note they name (context: in their
-frontmatter; a path ending in / takes a whole directory), verbatim — and its
-sha256 in a sha256sum-style sidecar, and commits both. Skills read only frozen
-packs, and each landed draft or review records the pack_sha of the bytes it
-read. Freezing unchanged sources changes nothing.`,
+		Short: "Freeze the notes agents may read for a card (its context pack), with a checksum",
+		Long: `pack freeze writes the card's context pack under control/context-packs/:
+everything an agent may read for the card — the card, its contract and every
+note they list under context: in their frontmatter (a path ending in / takes
+a whole directory), each quoted verbatim — with its sha256 checksum in a
+sidecar file sha256sum -c can verify, and commits both. Agents read only
+frozen packs, and every draft and review records the checksum (pack_sha) of
+the pack it was written from, so you can tell which notes it saw. Freezing
+unchanged notes changes nothing.`,
 		Example: `  git scribe pack freeze cards/01-01-the-ferry.md
   git scribe pack freeze 01-01-the-ferry`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -384,21 +394,27 @@ func newRatifyCmd(f *Factory) *cobra.Command {
 	var asJSON, mineOnly bool
 	c := &cobra.Command{
 		Use:   "ratify [--mine]",
-		Short: "Move ticked inbox items into the ratified facts ledger (--mine: collect candidates)",
-		Long: `The inbox (control/inbox.md, paths.inbox) is where candidates wait for a
-person's verdict; the tick is the only verdict there is.
+		Short: "Move the inbox items you ticked into the ratified facts and commit them (--mine: collect candidates)",
+		Long: `The inbox (control/inbox.md, paths.inbox) is where the names and facts
+agents introduced in their drafts and reviews wait for your verdict; your
+tick is the only verdict there is.
 
-  ratify --mine   collect the "Introduced candidates" sections of landed drafts
-                  and reviews into the inbox's "## Pending" section as "- [ ]"
-                  lines, each with a via-link to its source (a source already
-                  linked is never mined again, so a second mine adds nothing);
-                  candidates that contradict a ratified fact come first.
+  ratify --mine   collect the "Introduced candidates" sections of the drafts
+                  and reviews agents wrote into the inbox's "## Pending"
+                  section as "- [ ]" lines, each with a link back to where it
+                  came from ("(via [[reviews/canon/…]])": a source already
+                  linked is never collected again, so a second run adds
+                  nothing); candidates that contradict a ratified fact come
+                  first.
   ratify          move every item you ticked ("- [x]") into "## Ratified facts"
-                  and commit. Commit your ticks first: scribe never commits over
-                  your uncommitted edits.
+                  and commit the inbox on your branch, your ticks included:
+                  there is no need to commit them first. The commit holds the
+                  inbox alone; your other staged and unstaged work is left as
+                  it is. (An inbox staged in one version and edited further
+                  waits until you stage all of it or none.)
 
-dispatch watch runs ratify --mine after a pass lands reviews; nothing else in
-scribe writes the inbox, and nothing but a person ticks a box.`,
+dispatch watch runs ratify --mine after a pass commits reviews; nothing else
+in scribe writes the inbox, and nothing but you ticks a box.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if f.SkipActive() {
@@ -434,6 +450,12 @@ scribe writes the inbox, and nothing but a person ticks a box.`,
 					for _, fact := range rep.Facts {
 						fmt.Fprintf(f.IO.Out, "  %s\n", fact)
 					}
+					switch {
+					case rep.OtherEdits:
+						fmt.Fprintf(f.IO.Out, "committed %s as you left it: your ticks and your other edits to it; nothing else of yours\n", rep.Inbox)
+					case rep.Landed:
+						fmt.Fprintf(f.IO.Out, "committed your ticks in %s with it; nothing else of yours\n", rep.Inbox)
+					}
 				default:
 					fmt.Fprintf(f.IO.Out, "%s: %s\n", rep.Status, rep.Reason)
 				}
@@ -444,7 +466,7 @@ scribe writes the inbox, and nothing but a person ticks a box.`,
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&mineOnly, "mine", false, "collect candidates from landed drafts and reviews into the inbox")
+	c.Flags().BoolVar(&mineOnly, "mine", false, "collect the candidates of the drafts and reviews agents wrote into the inbox")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	return c
 }

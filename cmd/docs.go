@@ -19,7 +19,7 @@ func newDocsCmd(f *Factory) *cobra.Command {
 	man := &cobra.Command{
 		Use:   "man [DIR | --install]",
 		Short: "Write git-scribe.1 and one man page per subcommand into DIR, or beside the binary",
-		Long: `Writes man pages generated from the command tree, one per command.
+		Long: `Writes the man pages, one per command, made from the same text as --help.
 
 --install writes them beside the binary: run from <prefix>/bin/git-scribe, to
 <prefix>/share/man/man1, where man finds them for every directory on PATH,

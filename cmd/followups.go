@@ -25,15 +25,16 @@ func newFollowupsCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "followups",
-		Short: "Conversation follow-ups: find the ones nothing persisted and route them",
+		Short: "Find follow-ups said only in a conversation (\"next session: …\") and file them where they last",
 		Long: `A follow-up said only in a conversation ("next session: migrate the cache",
-"다음 세션에 로그 정리") dies when the session ends. followups extract finds them
-and keeps the ones no durable source holds.
+"다음 세션에 로그 정리") is lost when the session ends. followups extract finds
+them and keeps the ones no file holds yet (the journal's "### Next", a
+todos.md, a PROGRESS.md, an active task's checkboxes).
 
-Without a subcommand it lists the follow-ups agent sessions found in hook
-mode (no terminal to ask) and kept on refs/scribe/vault until a person
-decides; followups route decides them, in one batched prompt or by a
---route FILE.`,
+Without a subcommand it lists the follow-ups that agent sessions found with
+no terminal to ask you (a hook runs without one), kept on refs/scribe/vault
+until you decide; followups route decides them, in one prompt for all of
+them or by a --route FILE.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runFollowupsList(c.Context(), f, asJSON) },
 	}
@@ -46,7 +47,7 @@ func newFollowupsListCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "list",
-		Short: "List the follow-ups sessions kept for a person's routing",
+		Short: "List the follow-ups agent sessions kept until you decide where they go",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return runFollowupsList(c.Context(), f, asJSON) },
 	}
@@ -89,12 +90,12 @@ func newFollowupsRouteCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "route",
-		Short: "Route (or skip) the follow-ups sessions kept: one batched prompt, or --route FILE",
-		Long: `Route decides the follow-ups agent sessions kept on the vault: journal
-Next, a project's todos.md, an active task, or skip. On a terminal it asks
-once for all of them; --route FILE takes the decisions from a file (see git
-scribe followups extract --help for its format). A decided follow-up
-leaves the pending list.`,
+		Short: "Decide where the kept follow-ups go (or skip them): one prompt for all, or --route FILE",
+		Long: `Route files the follow-ups agent sessions kept on refs/scribe/vault
+where they last: the journal's "### Next", a project's todos.md, an active
+task, or skip. On a terminal it asks once for all of them; --route FILE
+takes the decisions from a file (see git scribe followups extract --help for
+its format). A decided follow-up leaves the list.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
@@ -154,17 +155,17 @@ func newFollowupsExtractCmd(f *Factory) *cobra.Command {
 	o := &FollowupsExtractOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "extract --transcript FILE",
-		Short: "Find a transcript's follow-ups that no durable source holds, and route them",
+		Short: "Find the follow-ups in a transcript that no file holds yet, and file them",
 		Long: `extract reads a session transcript (Claude Code JSONL, Codex JSONL, or text
 with "User:" / "Assistant:" markers; corrupt lines are skipped and counted) and
 finds follow-ups in the user's and the assistant's turns by keyword (English:
 next session, follow-up, TODO:, come back to, defer, later; Korean: 다음 세션,
 후속, 나중에, 미루, 다음에 — configurable as followups.keywords_en/_kr).
 
-A follow-up already in a durable source (journal "### Next", a project's
-todos.md or PROGRESS.md "## Next Session", an active task's checkboxes, or
-resolved anywhere) is not an orphan. Orphans are offered in ONE prompt on a
-terminal, routing each to:
+A follow-up already in a file that outlives the session (the journal's
+"### Next", a project's todos.md or PROGRESS.md "## Next Session", an active
+task's checkboxes), or already done anywhere, is kept there. The others —
+orphans — are offered in ONE prompt on a terminal, sending each to:
 
   j             the journal's "### Next" (a new entry; entries are never edited)
   t[:PROJECT]   the project's todos.md, under "## Next Session"

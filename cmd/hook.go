@@ -21,10 +21,10 @@ func newHookCmd(f *Factory) *cobra.Command {
 		Long: `The post-commit hook records every commit in scribe's queue (under the git
 dir) in a few milliseconds and returns to git. It never commits and never
 moves a branch: your next --amend, reset HEAD~1 or revert HEAD still hits
-your own commit. The next synchronous command — usually the session's
-git scribe wrap — lands the records as one "progress:" commit whose journal
-entry names them, and ticks progress items named by "progress: ITEM done"
-subjects or "Progress: ITEM" trailers.
+your own commit. The next git scribe command you wait for — usually
+the session's git scribe wrap — writes them into scribe's record as one
+"progress:" commit whose journal entry names them, and ticks the progress.md
+items they name ("progress: ITEM done" subjects or "Progress: ITEM" trailers).
 
 install puts the hook where git really looks (git rev-parse --git-path hooks,
 so core.hooksPath and Husky work), keeping an existing hook and running it
@@ -32,7 +32,7 @@ first with its exit status preserved; uninstall restores it byte for byte.`,
 	}
 	c.AddCommand(
 		&cobra.Command{
-			Use: "install", Short: "Install the post-commit hook (chains an existing one)", Args: cobra.NoArgs,
+			Use: "install", Short: "Install the post-commit hook (your existing hook keeps running, first)", Args: cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
 				msg, err := installHook(c.Context(), f)
 				if err == nil {
@@ -46,7 +46,7 @@ first with its exit status preserved; uninstall restores it byte for byte.`,
 			RunE: func(c *cobra.Command, _ []string) error { return uninstallHook(c.Context(), f) },
 		},
 		&cobra.Command{
-			Use: "post-commit", Short: "Record HEAD's commit in the queue (what the hook does)", Args: cobra.NoArgs,
+			Use: "post-commit", Short: "Record the commit just made, for the next scribe command (what the hook runs)", Args: cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error { return runPostCommit(c.Context(), f) },
 		},
 	)

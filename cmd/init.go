@@ -21,33 +21,43 @@ func newInitCmd(f *Factory) *cobra.Command {
 	o := &InitOptions{}
 	c := &cobra.Command{
 		Use:   "init",
-		Short: "Wire git-scribe into this repository and its agent",
-		Long: `Init sets a repository up for git-scribe. It writes:
+		Short: "Set git-scribe up in this repository and for its agent (config, hooks, CI job)",
+		Long: `Init sets a repository up for git-scribe, once. It writes:
 
-  .scribe.yaml                          documented defaults (never rewritten once it exists)
-  .gitignore                            a marked block for interrupted-write temp files
-  .claude/sonmat/                       the vault directory
+  .scribe.yaml                          configuration, every default written out and explained
+                                        (never rewritten once it exists)
+  .gitignore                            a marked block: scribe's readable copies (.claude/sonmat/
+                                        bridge-note.md, journal.md, ACTIVE-STATUS.md) and
+                                        half-written temp files stay out of git
+  .claude/sonmat/                       where scribe keeps those copies for you and your agent
   remote.origin.fetch                   +refs/scribe/*:refs/scribe/remotes/origin/* (when origin
-                                        exists): plain git fetch tracks the remote's scribe refs;
+                                        exists): plain git fetch brings your team's scribe record;
                                         no push refspec (it would change what plain git push
-                                        pushes): git scribe sync publishes them
-  --hooks        post-commit hook       where git looks (core.hooksPath, Husky), chaining yours
-  --agent claude .claude/settings.json  SessionStart (every source, compact included) →
-                                        git scribe bridge --hook, Stop → git scribe wrap --hook,
-                                        SessionEnd → git scribe wrap --hook --session-end with a
-                                        30 s timeout (Claude Code's default SessionEnd budget is 1.5 s)
+                                        pushes): git scribe sync publishes it
+  --hooks        post-commit hook       records each commit for the session's journal entry;
+                                        installed where git looks (core.hooksPath, Husky), your
+                                        own hook kept and run first
+  --agent claude .claude/settings.json  Claude Code hooks: when a session starts (also after
+                                        /compact) → git scribe bridge --hook puts the bridge note
+                                        in its context; after each turn → git scribe wrap --hook
+                                        updates the note; when it ends → git scribe wrap --hook
+                                        --session-end writes the journal entry (with a 30 s
+                                        timeout: Claude Code's default for it is 1.5 s)
                  CLAUDE.md              a "## Memory index (git-scribe)" section importing the memory index
                                         (@.claude/memory/MEMORY.md), so memories reach the agent
   --agent claude .claude/settings.local.json
     --local                             the same hooks in Claude Code's personal, git-ignored
                                         settings file (and its line in the .gitignore block)
-  --agent codex  .codex/hooks.json      SessionStart → git scribe bridge --hook, Stop → git scribe
-                                        wrap --hook (Codex has no SessionEnd); Codex runs it in a
+  --agent codex  .codex/hooks.json      the same for Codex: session start → git scribe bridge
+                                        --hook, each turn → git scribe wrap --hook (Codex has no
+                                        session-end event); Codex runs them in a
                                         trusted project with hooks enabled (older Codex:
                                         [features] codex_hooks = true in ~/.codex/config.toml)
                  AGENTS.md              a marked section: the memory index, and bridge/wrap by hand
                                         for Codex versions without hooks
   --ci github    .github/workflows/scribe-check.yml
+                                        a CI job running git scribe check on what each pull
+                                        request changed
   --mcp          .mcp.json              (with --agent claude) the git-scribe MCP server:
                                         git scribe mcp
 

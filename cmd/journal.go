@@ -15,11 +15,15 @@ func newJournalCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "journal [show | tail N | archive]",
-		Short: "Read the journal (never auto-loaded into agent context)",
-		Long: `The journal is scribe's append-only record: one entry per wrap, witness
-findings in full. "show" prints it whole (the default); "tail N" prints the
-last N entries (default 5); "archive" prints the archive, where entries beyond
-journal_max (default 50) were moved verbatim.`,
+		Short: "Read the journal: what each session did (agents are never given it unasked)",
+		Long: `The journal is scribe's append-only record of what each session did: one
+entry per session (or wrap), with the files, the result, the tests, the
+commits, the follow-ups, and the reviewer's verdicts with their findings in
+full (wrap --witness). Entries are never edited. "show" prints it whole (the
+default); "tail N" prints the last N entries (default 5); "archive" prints
+the archive, where entries beyond journal_max (default 50) were moved
+verbatim. Agents are never given the journal unasked; read it when you want
+the history.`,
 		Args:      cobra.MaximumNArgs(2),
 		ValidArgs: []string{"show", "tail", "archive"},
 		RunE: func(c *cobra.Command, args []string) error {

@@ -30,9 +30,10 @@ import (
 func newMCPCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve scribe to an MCP client (stdio): bridge, journal, progress, status, proposals",
-		Long: `mcp runs a Model Context Protocol server on stdin/stdout for any MCP-capable
-agent. stdout carries protocol frames only; logs go to stderr.
+		Short: "Serve scribe to an agent over MCP (stdio): bridge note, journal, progress, status, proposals",
+		Long: `mcp runs a Model Context Protocol (MCP) server on stdin/stdout, so any agent
+that speaks MCP can read scribe's notes and propose writes through tools,
+without a shell. stdout carries protocol frames only; logs go to stderr.
 
 Read-only tools (they write nothing, not even queued writes):
 
@@ -40,23 +41,25 @@ Read-only tools (they write nothing, not even queued writes):
   journal_tail       the newest journal entries
   progress_list      progress.md checkboxes
   status             queued writes, locks, last wrap
-  followups_extract  follow-ups in a transcript that no durable source holds
+  followups_extract  follow-ups in a transcript that no file holds yet
   compound_list      pending memory candidates
 
 Writing tools:
 
   progress_done      tick progress.md items (a progress: commit)
   rule_propose       a project rule for CLAUDE.md      (after a person's yes)
-  trap_propose       a novel trap record               (after a person's yes)
-  compound_gate      promote or reject memory candidates (after a person's yes)
-  followups_route    route orphaned or kept follow-ups (after a person's yes)
+  trap_propose       a trap record (a lesson from a mistake checks missed)
+                                                       (after a person's yes)
+  compound_gate      keep or reject memory candidates (after a person's yes)
+  followups_route    file follow-ups nothing holds yet (after a person's yes)
 
 Tool arguments are data, checked against each tool's JSON Schema: never
 command-line flags, paths outside the repository, or another repository.
 
 A proposal is written only when the person confirms it in their MCP client:
-the server sends an elicitation showing exactly what would be written, and
-writes on accept (its commit carries "Scribe-Confirmed: mcp-elicitation").
+the server asks them (an MCP elicitation: a question the client shows the
+person, not the agent) showing exactly what would be written, and writes on
+accept (its commit carries "Scribe-Confirmed: mcp-elicitation").
 Decline or cancel writes nothing. A client without elicitation gets
 written: false and the git scribe command a person can run instead; the
 agent cannot confirm on the person's behalf.

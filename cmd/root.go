@@ -14,19 +14,23 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "git-scribe",
 		Short: "Persist what an AI coding session produced, in git itself",
-		Long: `git scribe keeps what should outlive a coding session — a bridge note for the
-next session, an append-only journal, a follow-up dashboard — in your
-repository, as "progress: …" commits on its own ref, refs/scribe/vault: never
-on your branch, never in your index, never mixed with your staged or unstaged
-work. A git-ignored view of them sits in .claude/sonmat/. Your branch gets a
-scribe commit only for files you own and decided on (a progress tick, a rule
-you confirmed). Run it as "git scribe <command>".
+		Long: `git scribe keeps what should outlive a coding session with an AI agent — a
+bridge note (where things stand, for the next session to read first), an
+append-only journal of what each session did, a dashboard of open follow-ups —
+in your repository itself. They are scribe's record (its "vault"), kept as
+"progress: …" commits on a ref of its own, refs/scribe/vault: never on your
+branch, never in your index, never mixed with your staged or unstaged work.
+A git-ignored copy of them, for you and your agent to read, is kept in
+.claude/sonmat/ and ACTIVE-STATUS.md. Your branch gets a scribe commit only
+for files you own and decided on (a progress tick, a rule you confirmed).
+Run it as "git scribe <command>".
 
 Typical use:
-  git scribe wrap                 end of a session: journal + bridge note + ticks
+  git scribe init --agent claude  set it up once: config, agent hooks, CI job
+  git scribe wrap                 end of a session: journal entry, bridge note, ticks
   git scribe bridge               what the next session should know
-  git scribe status               the vault, queued writes, locks, last wrap
-  git scribe sync                 share refs/scribe/* with your remote (never a branch)`,
+  git scribe status               scribe's files, writes waiting, locks, last wrap
+  git scribe sync                 share scribe's record through your remote (never a branch)`,
 		Version: version(),
 		// Usage lines and help say "git scribe wrap", as users type it.
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "git scribe"},

@@ -69,7 +69,7 @@ func newRuleDetectCmd(f *Factory) *cobra.Command {
 	o := &RuleOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "detect --transcript FILE",
-		Short: "Find project-rule signals in a session transcript and propose each once",
+		Short: "Find project rules you stated or corrections you repeated in a transcript, and propose each once",
 		Long: `Detect reads a transcript (Claude Code or Codex JSONL, or plain text) and finds
 project-rule signals in what the user said:
 

@@ -72,10 +72,13 @@ func newStatusCmd(f *Factory) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "status",
-		Short: "Vault files, last wrap, queued writes, locks, hook failures",
-		Long: `Status shows scribe's derived state at a glance; it changes nothing. Queued
-writes (from the post-commit hook, wrap --background, or a wrap that could not
-commit) land at the next synchronous command such as git scribe wrap.`,
+		Short: "Show scribe's files, the last wrap, writes waiting, locks and hook failures",
+		Long: `Status shows at a glance where scribe stands: its files and whether they
+exist, the last wrap, writes waiting in its queue, locks held, memory
+candidates waiting for you, hook failures. It changes nothing. Writes wait in
+the queue when they could not be made at once (the post-commit hook's
+records, wrap --background, a wrap during a rebase); the next git scribe
+command you run and wait for, such as git scribe wrap, makes them.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runStatus(c.Context(), f, asJSON) },
 	}

@@ -21,10 +21,10 @@ func newStatusRegenerateCmd(f *Factory) *cobra.Command {
 	o := &StatusRegenerateOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "regenerate",
-		Short: "Rebuild ACTIVE-STATUS.md from the durable follow-up sources",
-		Long: `regenerate rebuilds ACTIVE-STATUS.md from durable sources only — never from the
-previous dashboard, so nothing it lists survives unless a source still holds
-it:
+		Short: "Rebuild ACTIVE-STATUS.md, the follow-up dashboard, from the files that hold follow-ups",
+		Long: `regenerate rebuilds ACTIVE-STATUS.md, the dashboard of open follow-ups, from
+the files that hold them only — never from the previous dashboard, so
+nothing it lists survives unless one of them still holds it:
 
   journal and archive   "### Next" items of every entry
   actives               open checkboxes of projects/<p>/actives/*/todos.md

@@ -24,14 +24,15 @@ func newSyncCmd(f *Factory) *cobra.Command {
 	o := &SyncOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "sync",
-		Short: "Share the vault (refs/scribe/*) with the remote; never pushes a branch",
+		Short: "Share scribe's record (refs/scribe/*) through your remote; never pushes a branch",
 		Long: `Sync shares scribe's record, refs/scribe/vault, through the git remote you
 already have, with the git CLI (your credential helpers, ssh config and
-proxies apply). It lands anything queued first, then:
+proxies apply), so teammates and your other machines see the same journal
+and bridge notes. It first makes any scribe write waiting in the queue, then:
 
   fetches    the remote's refs/scribe/* into refs/scribe/remotes/<remote>/
              (never over a local ref; nothing else is fetched)
-  merges     a vault both sides wrote into one commit with both parents:
+  merges     a record both sides wrote into one commit with both parents:
              journal entries unioned by entry id (none lost, none doubled),
              each branch's bridge note the newer one, ACTIVE-STATUS rebuilt
   pushes     refs/scribe/vault only, with --force-with-lease on the value it
@@ -41,7 +42,7 @@ proxies apply). It lands anything queued first, then:
 It never pushes, moves or rewrites a branch: your unpushed commits stay
 yours. The remote is sync.remote, else the branch's upstream remote, else
 origin (--remote overrides). The first sync (or git scribe init) adds the
-fetch refspec, so a plain git fetch tracks the team's vault from then on.
+fetch refspec, so a plain git fetch brings the team's record from then on.
 
 Exit status: 0 synced, 2 the remote cannot be reached or its lock is held.`,
 		Example: `  git scribe sync

@@ -23,7 +23,7 @@ type TrapOptions struct {
 func newTrapCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "trap",
-		Short: "Record novel traps (written only after a person's yes)",
+		Short: "Record a lesson from a mistake your checks missed (a \"trap\"), only after your yes",
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
@@ -35,12 +35,15 @@ func newTrapProposeCmd(f *Factory) *cobra.Command {
 	o := &TrapOptions{IO: f.IO}
 	c := &cobra.Command{
 		Use:   "propose --title T --pattern P --context C --catch-signal S",
-		Short: "Abstract a novel trap and record it: Yes / No / Edit first",
-		Long: `A novel trap is a verification failure existing discipline did not anticipate.
-Propose abstracts it — the repository's name, absolute and repository paths,
-host names, URLs, emails and people's names become <project>, <path>, <host>,
-<url>, <email>, <user> — shows the record exactly as it would be written,
-and asks:
+		Short: "Write up a trap without project details and record it: Yes / No / Edit first",
+		Long: `A trap is a mistake that got past every check you had — the tests passed,
+the review passed, and it still went wrong — written down as a lesson (what
+happened, what would have caught it, when it may happen again) so that later
+sessions, yours or your agent's, do not fall into it again. Propose writes it
+up without this project's details — the repository's name, absolute and
+repository paths, host names, URLs, emails and people's names become
+<project>, <path>, <host>, <url>, <email>, <user> — shows the record exactly
+as it would be written, and asks:
 
   Novel trap detected: <title>
   Record as project memory? [Yes / No / Edit first]
@@ -65,11 +68,11 @@ and nothing is ever sent.`,
 	fl := c.Flags()
 	fl.StringVar(&o.Input.Title, "title", "", "short title of the trap")
 	fl.StringVar(&o.Input.Pattern, "pattern", "", "what went wrong and why it was not caught")
-	fl.StringVar(&o.Input.Context, "context", "", "what was being done when it fired (when it is likely to recur)")
+	fl.StringVar(&o.Input.Context, "context", "", "what was being done when it happened (when it is likely to happen again)")
 	fl.StringVar(&o.Input.CatchSignal, "catch-signal", "", "the check or signal that would have caught it earlier")
-	fl.StringVar(&o.Input.Scope, "scope", memory.ScopeProject, "project or universal")
-	fl.StringVar(&o.Input.Flavor, "flavor", memory.FlavorVerificationFailure, "verification_failure or spec_gap")
-	fl.BoolVar(&o.Confirmed, "confirmed", false, "a person already said yes to the record: write without asking")
+	fl.StringVar(&o.Input.Scope, "scope", memory.ScopeProject, "project (this repository's lesson, committed) or universal (every project's, kept in your home directory)")
+	fl.StringVar(&o.Input.Flavor, "flavor", memory.FlavorVerificationFailure, "verification_failure (a check should have caught it) or spec_gap (nothing said what was wanted)")
+	fl.BoolVar(&o.Confirmed, "confirmed", false, "you already said yes to the record: write without asking")
 	fl.BoolVar(&o.Submit, "submit", false, "then offer it as a GitHub issue to memory.feedback_repo (needs a second yes)")
 	fl.BoolVar(&o.JSON, "json", false, "print the result as JSON (never prompts)")
 	return c

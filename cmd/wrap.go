@@ -42,21 +42,22 @@ func newWrapCmd(f *Factory) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "wrap",
 		Short: "Persist the session: journal entry, bridge note, progress ticks",
-		Long: `Wrap persists a session's results as one "progress: …" commit on
+		Long: `Wrap keeps what a session did as one "progress: …" commit on
 refs/scribe/vault, scribe's own history (your branch, HEAD and index are not
-touched), following the dispatch table of the session-wrap protocol:
+touched). What it writes depends on how the session went:
 
-  --loop keep                  bridge + journal + progress + witness
+  --loop keep                  bridge note + journal + progress ticks + verdicts
   --loop discard               journal
-  3 or more files changed      bridge + journal
-  --session-end, unfinished    bridge
-  1–2 files changed            nothing (overhead > value)
+  3 or more files changed      bridge note + journal
+  --session-end, unfinished    bridge note
+  1–2 files changed            nothing (not worth a note)
   --trivial                    nothing
 
 A loop is an agent's try-review cycle: --loop keep means its result was kept
-(shipped), discard that it was thrown away. The witness is the reviewer's
-verdict per iteration (PASS, WARN or BLOCK with findings, --witness): the
-journal keeps the findings in full, the bridge note only the final verdict.
+(shipped), discard that it was thrown away. --witness gives the reviewer's
+verdict on each try (PASS, WARN or BLOCK, with findings): the journal keeps
+the findings in full, the bridge note only the final verdict, so the next
+session is not steered by the review's details. --mode forces a row.
 
 The bridge note is the current branch's (each branch has its own); the
 journal entry names the commits it covers. Both are rendered, git-ignored,
@@ -66,9 +67,10 @@ Without --artifacts, wrap reads the diff itself: commits since the last
 journaled commit (else HEAD~1) plus your staged, unstaged and untracked
 changes. Your own work is never staged, committed or modified. The one write
 wrap makes on your branch is a progress tick you asked for (--done ITEM):
-a commit of progress.md alone, signed when you sign commits. When that cannot be made now (merge or rebase in progress,
-detached HEAD, index locked, your edits on progress.md) it is queued and the
-next git scribe command lands it, on the branch it was meant for.
+a commit of progress.md alone, signed when you sign commits. When that
+cannot be made now (merge or rebase in progress, detached HEAD, index locked,
+your edits on progress.md) it waits in scribe's queue and the next git scribe
+command makes it, on the branch it was meant for.
 
 With --hook (Claude Code's or Codex's Stop hook: session_id,
 transcript_path, cwd, stop_hook_active, last_assistant_message, turn_id on
@@ -83,7 +85,7 @@ while the session is open (its flags go into the entry), or by the next
 command once the session went idle (sessions.idle) or a new one started.
 Follow-ups found with no terminal to ask are kept for git scribe followups
 route. In a repository never set up with git scribe init (no .scribe.yaml,
-no vault ref, no scribe post-commit hook) --hook does nothing; events that
+no refs/scribe/vault, no scribe post-commit hook) --hook does nothing; events that
 are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 		Example: `  git scribe wrap --hint "Parser now streams input; fuzz corpus added"
   git scribe wrap --loop keep --tests "42 passed" --witness "PASS iter1; WARN iter2 not-covered-by-tests" --done "Phase 1 parser"
@@ -101,26 +103,26 @@ are not the session's turn (SubagentStop, PreCompact) are ignored.`,
 	fl.BoolVar(&in.Trivial, "trivial", false, "trivial task: persist nothing")
 	fl.StringVar(&in.Hint, "hint", "", "1–2 sentences on what was done (the bridge note's context)")
 	fl.StringVar(&in.Tests, "tests", "", "test results summary")
-	fl.StringVar(&in.Witness, "witness", "", `witness verdicts, e.g. "PASS iter1; WARN iter2 not-covered-by-tests"`)
-	fl.StringVar(&o.LoopFile, "loop-report", "", "read the loop report from `FILE`")
+	fl.StringVar(&in.Witness, "witness", "", `the reviewer's verdict on each try, e.g. "PASS iter1; WARN iter2 not-covered-by-tests"`)
+	fl.StringVar(&o.LoopFile, "loop-report", "", "the agent loop's own report, from `FILE` (kept in the journal)")
 	fl.StringVar(&in.Base, "base", "", "read changes since `REV` instead of the last scribe commit")
 	fl.StringArrayVar(&in.Done, "done", nil, "progress `ITEM` completed (repeatable): ticked in progress.md, a commit of that file alone on your branch")
 	fl.StringArrayVar(&in.Next, "next", nil, `follow-up for the journal's "### Next", e.g. "(api) add paging" (repeatable)`)
 	fl.StringVar(&in.Urgent, "urgent", "", "an urgent item for the first line of the bridge note")
 	fl.StringArrayVar(&in.Questions, "question", nil, "open question for the bridge note (repeatable)")
 	fl.StringVar(&in.Result, "result", "", "journal result: shipped, partial or reverted (default: inferred)")
-	fl.StringVar(&in.Mode, "mode", "auto", "auto (dispatch table), all, or modes joined by +: bridge, journal, progress, witness")
-	fl.StringVar(&o.Artifacts, "artifacts", "", "read the dispatch artifacts (YAML/JSON or a Scribe Dispatch prompt) from `FILE` or - for stdin")
+	fl.StringVar(&in.Mode, "mode", "auto", "auto (the table above), all, or parts joined by +: bridge, journal, progress, witness (the verdicts)")
+	fl.StringVar(&o.Artifacts, "artifacts", "", "read what the session did (changed files, tests, verdicts, a hint: YAML, JSON or an agent's \"## Scribe Dispatch\" message) from `FILE`, or - for stdin")
 	fl.BoolVar(&o.Hook, "hook", false, "read an agent hook's JSON (Claude Code or Codex Stop/SessionEnd) on stdin: update the session record and bridge note")
 	fl.BoolVar(&in.DryRun, "dry-run", false, "print what would be written; write nothing")
 	fl.BoolVar(&o.JSON, "json", false, "print the report as JSON")
-	fl.BoolVar(&o.Background, "background", false, "return at once; the result is queued and landed by the next git scribe command")
+	fl.BoolVar(&o.Background, "background", false, "return at once; the result waits in scribe's queue and the next git scribe command commits it")
 	fl.BoolVar(&o.QueueOnly, "queue-only", false, "compute and queue the result; never commit")
 	fl.StringVar(&o.StdinFile, "stdin-file", "", "read stdin from `FILE`")
 	fl.StringVar(&o.Transcript, "transcript", "", "extract conversation follow-ups from the session transcript `FILE` (default: the hook's transcript_path)")
 	fl.StringVar(&o.Route, "route", "", "route the transcript's orphan follow-ups by the decision `FILE` (see git scribe followups extract --help)")
-	fl.BoolVar(&o.RemoteLock, "remote-lock", false, "also take the locks on the remote (sync.remote or upstream), so machines serialise; unreachable → queued")
-	fl.BoolVar(&o.NoRemoteLock, "no-remote-lock", false, "write without the remote lock even if sync.remote_lock is on (and land writes queued for it)")
+	fl.BoolVar(&o.RemoteLock, "remote-lock", false, "also take the locks on the remote (sync.remote or upstream), so your machines write one at a time; unreachable → the write waits in the queue")
+	fl.BoolVar(&o.NoRemoteLock, "no-remote-lock", false, "write without the remote lock even if sync.remote_lock is on (and make the writes that waited for it)")
 	fl.MarkHidden("queue-only")
 	fl.MarkHidden("stdin-file")
 	return c
@@ -333,7 +335,7 @@ func proseAfterHook(ctx context.Context, f *Factory, v *vault.Vault, rep vault.W
 func newWrapProseCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:    "wrap-prose COMMIT",
-		Short:  "Queue the routed agent's prose for the bridge note COMMIT wrote (the detached half of wrap --hook)",
+		Short:  "Queue an agent's rewrite of the bridge note commit COMMIT wrote (wrap --hook starts it in the background)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

@@ -482,6 +482,35 @@ func TestPackSources(t *testing.T) {
 	}
 }
 
+// A pack quotes each source verbatim in a fence nothing in the source can
+// close, even a note that holds code fences of its own.
+func TestBuildPackQuotesSources(t *testing.T) {
+	t.Parallel()
+	notes := map[string]string{
+		"cards/a.md": "---\ntype: card\n---\n# A\n\n```go\nx := 1\n```\n",
+		"canon/b.md": "# B\n\n````\nfour\n````\n",
+		"canon/c.md": "plain\n",
+	}
+	p, err := buildPack(Card{Path: "cards/a.md", Title: "A"}, "control/context-packs/cards/a.md", []string{"cards/a.md", "canon/b.md", "canon/c.md"},
+		func(src string) ([]byte, error) { return []byte(notes[src]), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(p.Data)
+	for _, want := range []string{
+		"\n## Source: cards/a.md\n\n````markdown\n" + strings.TrimSuffix(notes["cards/a.md"], "\n") + "\n````\n",
+		"\n## Source: canon/b.md\n\n`````markdown\n" + strings.TrimSuffix(notes["canon/b.md"], "\n") + "\n`````\n",
+		"\n## Source: canon/c.md\n\n```markdown\nplain\n```\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("pack lacks %q:\n%s", want, body)
+		}
+	}
+	if p.SHA != Sha256Hex(p.Data) {
+		t.Errorf("sha %s is not the pack's", p.SHA)
+	}
+}
+
 // A broken skill override is found at plan time: its card is skipped with
 // a warning naming the override and the unknown variable.
 func TestBrokenOverrideSkipsCard(t *testing.T) {

@@ -95,7 +95,26 @@ func packSources(s *Snapshot, card Card, ct *Contract) ([]string, error) {
 	return out, nil
 }
 
-// buildPack renders a pack from its sources' contents. It is deterministic:
+// codeFence returns a backtick fence longer than any run of backticks in
+// text, so text sits in it verbatim and nothing in it can close it.
+func codeFence(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// buildPack renders a pack from its sources' contents: each source quoted
+// verbatim in a fenced block under its own "## Source:" heading, so that its
+// frontmatter and headings are never read as the pack's own structure (by
+// an agent, or by a markdown renderer: unquoted, a note's frontmatter is a
+// setext heading and its title a second H1). It is deterministic:
 // freezing unchanged sources gives the same bytes (and so no commit).
 func buildPack(card Card, packPath string, sources []string, read func(string) ([]byte, error)) (Pack, error) {
 	p := Pack{Card: card.Path, Path: packPath, ShaPath: ShaPath(packPath)}
@@ -108,7 +127,8 @@ func buildPack(card Card, packPath string, sources []string, read func(string) (
 		}
 		p.Sources = append(p.Sources, PackSource{Path: src, SHA256: Sha256Hex(data)})
 		text := strings.TrimRight(string(data), "\n")
-		fmt.Fprintf(&body, "\n## Source: %s\n\n%s\n", src, text)
+		fence := codeFence(text)
+		fmt.Fprintf(&body, "\n## Source: %s\n\n%smarkdown\n%s\n%s\n", src, fence, text, fence)
 	}
 	type srcYAML struct {
 		Path   string `yaml:"path"`

@@ -58,6 +58,15 @@ type CommitRequest struct {
 	// (refs/heads/…): when HEAD is on another branch the write is deferred,
 	// so a queued write lands only where it was made.
 	Branch string
+	// Adopt, for a branch write run by a person about a file of theirs
+	// (ratify and the ticks they made in the inbox), are paths among Paths
+	// whose uncommitted content is the input of the write: Build sees their
+	// work-tree content instead of HEAD's, and their edits (unstaged, staged
+	// as they are in the work tree, or a new untracked file) do not defer it.
+	// Staged content that differs from the work tree still defers: which of
+	// the two the person meant is theirs to say. When the write fails they
+	// are put back as they were, in the work tree and the index.
+	Adopt []string
 }
 
 // CommitResult reports what a scribe commit did.
@@ -106,9 +115,13 @@ func (r *Repo) checkState(ctx context.Context) (Head, error) {
 	return head, nil
 }
 
-func (r *Repo) checkPaths(ctx context.Context, paths []string) error {
+func (r *Repo) checkPaths(ctx context.Context, paths []string, adopt ...string) error {
 	if len(paths) == 0 {
 		return nil
+	}
+	adopted := map[string]bool{}
+	for _, p := range adopt {
+		adopted[p] = true
 	}
 	args := append([]string{"status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching", "--"}, paths...)
 	out, err := r.Git(ctx, args...)
@@ -121,6 +134,12 @@ func (r *Repo) checkPaths(ctx context.Context, paths []string) error {
 		}
 		f := strings.Fields(rec)
 		path := rec[strings.LastIndexByte(rec, ' ')+1:]
+		if f[0] == "?" {
+			path = strings.TrimPrefix(rec, "? ")
+		}
+		if adopted[path] && (f[0] == "?" || (f[0] == "1" && (f[1] == ".M" || f[1] == "M." || f[1] == "A."))) {
+			continue // the person's input to this write
+		}
 		switch f[0] {
 		case "?":
 			return &DeferredError{Reason: fmt.Sprintf("%s exists but is not committed; commit or remove it so scribe can manage it", strings.TrimPrefix(rec, "? "))}
@@ -213,7 +232,7 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 				return err
 			}
 			r.finishInterrupted(ctx, head, req.Paths)
-			if err := r.checkPaths(ctx, req.Paths); err != nil {
+			if err := r.checkPaths(ctx, req.Paths, req.Adopt...); err != nil {
 				return err
 			}
 		}
@@ -368,13 +387,23 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil {
 		return CommitResult{}, false, fmt.Errorf("read scribe paths at %s: %w", head.Commit, err)
 	}
-	next, err := req.Build(current)
+	input, kept, err := r.adopt(ctx, req.Adopt, current)
+	if err != nil {
+		return CommitResult{}, false, err
+	}
+	next, err := req.Build(input)
 	if err != nil {
 		return CommitResult{}, false, err
 	}
 	changed, err := changedPaths(req, current, next)
 	if err != nil || len(changed) == 0 {
 		return CommitResult{}, false, err
+	}
+	// undo puts the changed paths back: HEAD's version (or at's), and the
+	// adopted paths exactly as the person had them.
+	undo := func(at map[string][]byte) {
+		r.checkout(ctx, changed, at)
+		kept.restore(ctx, r)
 	}
 	oids, err := r.hashObjects(ctx, changed, next)
 	if err != nil {
@@ -396,7 +425,7 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 		return CommitResult{}, false, err
 	}
 	if err := r.checkout(ctx, changed, next); err != nil {
-		r.checkout(ctx, changed, current)
+		undo(current)
 		os.Remove(intent)
 		return CommitResult{}, false, fmt.Errorf("update %s in the work tree and index: %w", strings.Join(changed, " "), err)
 	}
@@ -407,17 +436,85 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 			// change): rebuild on the new tip. Paths it did not take back
 			// to HEAD's version are rebuilt from it on the retry.
 			if at, rerr := r.ReadFiles(ctx, now.Commit, changed); rerr == nil {
-				r.checkout(ctx, changed, at)
+				undo(at)
 			}
 			os.Remove(intent)
 			return CommitResult{}, true, err
 		}
-		r.checkout(ctx, changed, current)
+		undo(current)
 		os.Remove(intent)
 		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
 	}
 	os.Remove(intent)
 	return CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}, false, nil
+}
+
+// adopted is what the work tree and the index held for adopted paths
+// before a branch write, so a failed write can put them back.
+type adopted []adoptedPath
+
+type adoptedPath struct {
+	path   string
+	data   []byte // nil: no file in the work tree
+	index  string // the path's `git ls-files -s` line ("" when not in the index)
+	exists bool
+}
+
+// adopt returns the Build input: current with each adopted path's work-tree
+// content in place of HEAD's (absent when the work tree has no file), and
+// what to restore should the write fail.
+func (r *Repo) adopt(ctx context.Context, paths []string, current map[string][]byte) (map[string][]byte, adopted, error) {
+	if len(paths) == 0 {
+		return current, nil, nil
+	}
+	input := make(map[string][]byte, len(current))
+	for p, b := range current {
+		input[p] = b
+	}
+	var kept adopted
+	for _, p := range paths {
+		abs, err := r.Abs(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		a := adoptedPath{path: p}
+		switch data, err := os.ReadFile(abs); {
+		case err == nil:
+			a.data, a.exists = data, true
+			input[p] = data
+		case errors.Is(err, fs.ErrNotExist):
+			delete(input, p)
+		default:
+			return nil, nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		out, err := r.Git(ctx, "ls-files", "-s", "-z", "--", p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read the index entry of %s: %w", p, err)
+		}
+		a.index = strings.TrimSuffix(string(out), "\x00")
+		kept = append(kept, a)
+	}
+	return input, kept, nil
+}
+
+// restore puts the adopted paths' work-tree files and index entries back.
+func (k adopted) restore(ctx context.Context, r *Repo) {
+	for _, a := range k {
+		abs, err := r.Abs(a.path)
+		if err != nil {
+			continue
+		}
+		if a.exists {
+			WriteFileAtomic(abs, a.data)
+		} else {
+			os.Remove(abs)
+		}
+		if a.index == "" {
+			r.Git(ctx, "update-index", "--force-remove", "--", a.path)
+			continue
+		}
+		r.gitIn(ctx, runOpts{stdin: []byte(a.index + "\x00")}, "update-index", "-z", "--index-info")
+	}
 }
 
 // pendingCheckout is a scribe commit whose work-tree and index update may

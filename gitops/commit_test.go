@@ -1153,3 +1153,137 @@ func TestCommitPathsRecoveryRecordSurvivesAConcurrentCheck(t *testing.T) {
 		t.Errorf("status = %q, want clean", st)
 	}
 }
+
+// TestCommitPathsAdopt pins Adopt: a person's uncommitted edit of their own
+// file is the input of the branch write (ratify and the inbox ticks), and
+// every other kind of user work stays exactly as it was.
+func TestCommitPathsAdopt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const inbox = "control/inbox.md"
+	tick := func(cur map[string][]byte) (map[string][]byte, error) {
+		if _, ok := cur[inbox]; !ok {
+			return map[string][]byte{}, nil
+		}
+		return map[string][]byte{inbox: append(append([]byte(nil), cur[inbox]...), "- ratified\n"...)}, nil
+	}
+	req := func() CommitRequest {
+		return CommitRequest{Paths: []string{inbox}, Adopt: []string{inbox}, Locks: []string{"inbox"}, Message: message("ratify"), Build: tick}
+	}
+	tests := []struct {
+		name      string
+		setup     func(tr *testRepo)
+		untracked bool   // no inbox committed before
+		want      string // committed inbox; "" = deferred
+		deferred  string
+	}{
+		{name: "unstaged tick", setup: func(tr *testRepo) { tr.Write(inbox, "- [x] a\n") }, want: "- [x] a\n- ratified\n"},
+		{name: "staged tick", setup: func(tr *testRepo) { tr.Write(inbox, "- [x] a\n"); tr.Git("add", inbox) }, want: "- [x] a\n- ratified\n"},
+		{name: "untracked inbox", untracked: true, setup: func(tr *testRepo) { tr.Write(inbox, "- [x] new\n") }, want: "- [x] new\n- ratified\n"},
+		{name: "staged and unstaged differ", setup: func(tr *testRepo) {
+			tr.Write(inbox, "- [x] a\n")
+			tr.Git("add", inbox)
+			tr.Write(inbox, "- [x] a\n- more\n")
+		}, deferred: "staged changes to " + inbox},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr := newRepo(t)
+			if !tt.untracked {
+				tr.Commit("inbox", map[string]string{inbox: "- [ ] a\n"})
+			}
+			userWork(t, tr)
+			tt.setup(tr)
+			before := tr.snapshot()
+			// others is every user change but the inbox's, byte for byte.
+			others := func() string {
+				x := ":(exclude)" + inbox
+				return withoutPaths(tr.Git("status", "--porcelain=v2", "--untracked-files=all"), inbox) +
+					tr.Git("diff", "--cached", "--binary", "--", ".", x) + tr.Git("diff", "--binary", "--", ".", x) +
+					withoutPaths(tr.Git("ls-files", "--stage"), inbox)
+			}
+			othersBefore := others()
+			worktree := tr.Read(inbox)
+			head := tr.Head()
+			_, err := tr.open().CommitPaths(ctx, req())
+			if tt.deferred != "" {
+				var de *DeferredError
+				if !errors.As(err, &de) || !strings.Contains(de.Reason, tt.deferred) {
+					t.Fatalf("err = %v, want deferred: %s", err, tt.deferred)
+				}
+				if tr.Head() != head || tr.Read(inbox) != worktree || tr.snapshot() != before {
+					t.Fatalf("a deferred write changed something")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CommitPaths: %v", err)
+			}
+			if got := tr.Git("cat-file", "blob", "HEAD:"+inbox); got != tt.want || tr.Read(inbox) != tt.want {
+				t.Errorf("committed %q, work tree %q; want %q", got, tr.Read(inbox), tt.want)
+			}
+			if got := tr.GitTrim("diff-tree", "--name-only", "-r", "HEAD~1", "HEAD"); got != inbox {
+				t.Errorf("commit touches %q, want only %s", got, inbox)
+			}
+			if out := tr.Git("status", "--porcelain=v2", "--", inbox); out != "" {
+				t.Errorf("inbox not clean after the write: %s", out)
+			}
+			if after := others(); after != othersBefore {
+				t.Errorf("user work changed:\nbefore %s\nafter  %s", othersBefore, after)
+			}
+			tr.fsck()
+		})
+	}
+
+	t.Run("failed attempt puts the person's file back", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		tr.Commit("inbox", map[string]string{inbox: "- [ ] a\n"})
+		tr.Write(inbox, "- [x] a\n")
+		var inputs []string
+		r := req()
+		r.Build = func(cur map[string][]byte) (map[string][]byte, error) {
+			inputs = append(inputs, string(cur[inbox]))
+			if len(inputs) == 1 {
+				// The branch moves after the build: this attempt's update-ref fails.
+				tr.Git("commit", "-q", "--allow-empty", "--only", "-m", "user commit meanwhile")
+			}
+			return tick(cur)
+		}
+		if _, err := tr.open().CommitPaths(ctx, r); err != nil {
+			t.Fatalf("CommitPaths: %v", err)
+		}
+		if len(inputs) != 2 || inputs[0] != "- [x] a\n" || inputs[1] != "- [x] a\n" {
+			t.Fatalf("Build inputs = %q, want the person's ticked file both times", inputs)
+		}
+		if got := tr.Git("cat-file", "blob", "HEAD:"+inbox); got != "- [x] a\n- ratified\n" {
+			t.Errorf("committed %q", got)
+		}
+		if got := tr.GitTrim("log", "--format=%s", "-2"); got != "progress: ratify\nuser commit meanwhile" {
+			t.Errorf("history = %q", got)
+		}
+		tr.fsck()
+	})
+
+	t.Run("restore", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		tr.Commit("inbox", map[string]string{inbox: "- [ ] a\n"})
+		tr.Write(inbox, "- [x] a\n")
+		tr.Git("add", inbox)
+		tr.Write("new.md", "untracked\n")
+		before := tr.snapshot()
+		r := tr.open()
+		_, kept, err := r.adopt(ctx, []string{inbox, "new.md"}, map[string][]byte{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Write(inbox, "scribe's version\n")
+		tr.Git("add", inbox, "new.md")
+		kept.restore(ctx, r)
+		if after := tr.snapshot(); after != before {
+			t.Errorf("restore did not put the work tree and index back:\nbefore %+v\nafter  %+v", before, after)
+		}
+	})
+}

@@ -91,7 +91,7 @@ func FormatIndexLine(e IndexEntry) string {
 }
 
 // indexHeader starts a new MEMORY.md.
-const indexHeader = "# Memory\n\nOne line per promoted memory: `- [name](path) — description`. Written by `git scribe compound gate`.\n\n"
+const indexHeader = "# Memory\n\nOne line per promoted memory: `- [name](path) — description`.\nWritten by `git scribe compound gate`.\n\n"
 
 // AddToIndex appends index lines for entries whose path is not indexed yet;
 // every existing byte stays as it is. An empty text starts a new index.

@@ -12,21 +12,38 @@ import (
 	"github.com/git-scribe/git-scribe/markdown"
 )
 
-// Bridge note budget. The whole rendered note is at most MaxBridgeLines
-// lines ("under 20 lines"), each bullet at most MaxBridgeItemRunes runes.
+// Bridge note budget. The rendered note has at most MaxBridgeLines lines of
+// text ("under 20 lines", SPEC §2), each bullet at most MaxBridgeItemRunes
+// runes. Blank lines are not counted: the budget bounds what the next
+// session reads, and a blank line carries nothing to read (the token budget,
+// bridge_tokens, bounds the note's cost in context, blank lines included).
+// They are there because markdown wants them: a heading and a list stand
+// between blank lines (markdownlint's MD022 and MD032; without them some
+// renderers fold a list into the paragraph above it). The longest note, with
+// every optional line and four sections, is 19 lines of text and 11 blank.
 //
-// Render first lays the note out with a blank line before each section and
-// before the trailing comment. When that does not fit it drops the blank
-// lines, and when the bullets still do not fit it shares the remaining lines
-// out round-robin (Carry Forward first, then Context, Traps to Avoid, Open
-// Questions), keeping the first bullets of each section and replacing the
-// rest with one "- … and N more" bullet. With every optional line present
-// (URGENT, Witness, Traps to Avoid, the comment) nine lines are left for
-// bullets, so every section keeps at least one real bullet.
+// When the bullets do not fit, Render shares the lines left out round-robin
+// (Carry Forward first, then Context, Traps to Avoid, Open Questions),
+// keeping the first bullets of each section and replacing the rest with one
+// "- … and N more" bullet. With every optional line present (URGENT,
+// Witness, Traps to Avoid, the comment) ten lines are left for bullets, so
+// every section keeps at least one real bullet.
 const (
 	MaxBridgeLines     = 19
 	MaxBridgeItemRunes = 300
 )
+
+// TextLines counts the lines of text that are not blank: what the bridge
+// note's line budget counts.
+func TextLines(text string) int {
+	n := 0
+	for _, l := range SplitLines(text) {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}
 
 // ErrNotBridgeNote is returned by ParseBridgeNote for text that has none of
 // a bridge note's landmarks (title, Updated line or a known section).
@@ -102,7 +119,7 @@ func cleanItems(items []string) []string {
 	return out
 }
 
-// fixedLines counts the lines of the compact layout that are not bullets.
+// fixedLines counts the lines of text that are not bullets.
 func (b BridgeNote) fixedLines() int {
 	n := 2 + 3 // title, Updated, three section headings
 	if b.Urgent != "" {
@@ -141,7 +158,7 @@ func (b *BridgeNote) bodyLines() int {
 	return n
 }
 
-// fitBudget trims the lists so the compact layout fits MaxBridgeLines.
+// fitBudget trims the lists so the note fits MaxBridgeLines lines of text.
 func (b *BridgeNote) fitBudget() {
 	avail := MaxBridgeLines - b.fixedLines()
 	if b.bodyLines() <= avail {
@@ -177,23 +194,36 @@ func (b *BridgeNote) fitBudget() {
 }
 
 // Render writes the note in the bridge note format of SPEC §2, always within
-// MaxBridgeLines lines (see Normalize and the budget above).
+// MaxBridgeLines lines of text (see Normalize and the budget above):
+//
+//	⚠️ URGENT: …          (when there is one: the first line)
+//
+//	# Bridge Note
+//
+//	Updated: <timestamp>
+//	Witness: PASS          (when there is one)
+//
+//	## Context
+//
+//	- …
+//
+//	## Carry Forward       (then Open Questions, and Traps to Avoid when any)
+//
+//	No carryover.
+//
+//	<!-- scribe: commit=… cites=… -->
 func (b BridgeNote) Render() string {
 	n := b.Normalize()
-	spacious := n.fixedLines()+n.bodyLines()+len(n.sections())+boolInt(n.hasComment()) <= MaxBridgeLines
 	var lines []string
 	if n.Urgent != "" {
-		lines = append(lines, urgentPrefix+n.Urgent)
+		lines = append(lines, urgentPrefix+n.Urgent, "")
 	}
-	lines = append(lines, bridgeTitle, "Updated: "+FormatTime(n.Updated))
+	lines = append(lines, bridgeTitle, "", "Updated: "+FormatTime(n.Updated))
 	if n.Witness != "" {
 		lines = append(lines, "Witness: "+n.Witness)
 	}
 	section := func(name string, items []string, empty string) {
-		if spacious {
-			lines = append(lines, "")
-		}
-		lines = append(lines, "## "+name)
+		lines = append(lines, "", "## "+name, "")
 		if len(items) == 0 {
 			lines = append(lines, empty)
 		}
@@ -208,24 +238,15 @@ func (b BridgeNote) Render() string {
 		section(secTraps, n.Traps, "")
 	}
 	if n.hasComment() {
-		if spacious {
-			lines = append(lines, "")
-		}
-		lines = append(lines, n.comment())
+		lines = append(lines, "", n.comment())
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// LineCount returns the number of lines Render writes.
+// LineCount returns the number of lines of text (blank lines aside) Render
+// writes: what the budget counts.
 func (b BridgeNote) LineCount() int {
-	return strings.Count(b.Render(), "\n")
-}
-
-func boolInt(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
+	return TextLines(b.Render())
 }
 
 // comment renders the trailing provenance comment,

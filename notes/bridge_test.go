@@ -93,23 +93,23 @@ func TestBridgeNoteRender(t *testing.T) {
 				Commit:        "abc1234",
 				Cites:         []string{"notes/journal.go", "dir/b.go"},
 			},
-			want: "⚠️ URGENT: prod deploy is half done\n" +
-				"# Bridge Note\n" +
+			want: "⚠️ URGENT: prod deploy is half done\n\n" +
+				"# Bridge Note\n\n" +
 				"Updated: 2026-11-30T21:25:32+09:00\n" +
 				"Witness: WARN\n" +
-				"\n## Context\n- Parser rewritten for CRLF input.\n" +
-				"\n## Carry Forward\n- Fuzzing of the archive path is not finished.\n" +
-				"\n## Open Questions\n- Should archive keep 50 entries?\n" +
-				"\n## Traps to Avoid\n- go test caches fuzz results.\n" +
+				"\n## Context\n\n- Parser rewritten for CRLF input.\n" +
+				"\n## Carry Forward\n\n- Fuzzing of the archive path is not finished.\n" +
+				"\n## Open Questions\n\n- Should archive keep 50 entries?\n" +
+				"\n## Traps to Avoid\n\n- go test caches fuzz results.\n" +
 				"\n<!-- scribe: commit=abc1234 cites=notes/journal.go,dir/b.go -->\n",
 		},
 		{
 			name: "empty sections",
 			note: notes.BridgeNote{Updated: at},
-			want: "# Bridge Note\nUpdated: 2026-11-30T21:25:32+09:00\n" +
-				"\n## Context\nNone.\n" +
-				"\n## Carry Forward\nNo carryover.\n" +
-				"\n## Open Questions\nNone.\n",
+			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
+				"\n## Context\n\nNone.\n" +
+				"\n## Carry Forward\n\nNo carryover.\n" +
+				"\n## Open Questions\n\nNone.\n",
 		},
 		{
 			name: "bad witness dropped and multi-line bullets collapsed",
@@ -119,16 +119,16 @@ func TestBridgeNoteRender(t *testing.T) {
 				Context:      []string{"line one\nline two\r\n  three", "   ", ""},
 				CarryForward: []string{"x"},
 			},
-			want: "# Bridge Note\nUpdated: 2026-11-30T21:25:32+09:00\n" +
-				"\n## Context\n- line one line two three\n" +
-				"\n## Carry Forward\n- x\n" +
-				"\n## Open Questions\nNone.\n",
+			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
+				"\n## Context\n\n- line one line two three\n" +
+				"\n## Carry Forward\n\n- x\n" +
+				"\n## Open Questions\n\nNone.\n",
 		},
 		{
 			name: "hostile cites escaped",
 			note: notes.BridgeNote{Updated: at, Commit: "deadbeef", Cites: []string{"a,b.go", "x --> y.md", "100%.txt", "한글.md"}},
-			want: "# Bridge Note\nUpdated: 2026-11-30T21:25:32+09:00\n" +
-				"\n## Context\nNone.\n\n## Carry Forward\nNo carryover.\n\n## Open Questions\nNone.\n" +
+			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
+				"\n## Context\n\nNone.\n\n## Carry Forward\n\nNo carryover.\n\n## Open Questions\n\nNone.\n" +
 				"\n<!-- scribe: commit=deadbeef cites=a%2Cb.go,x%20--%3E%20y.md,100%25.txt,한글.md -->\n",
 		},
 	}
@@ -172,7 +172,7 @@ func TestBridgeNoteBudget(t *testing.T) {
 			wantMore: []string{"⚠️ URGENT: fire\n", "- ctx 1\n", "- carry 1\n", "- q 1\n", "- trap 1\n", "- carry 2\n"},
 		},
 		{
-			name:     "just over spacious fits compact",
+			name:     "twelve bullets fit",
 			note:     notes.BridgeNote{Updated: at, Context: bullets("ctx", 12)},
 			wantMore: []string{"- ctx 12\n"},
 		},
@@ -186,8 +186,8 @@ func TestBridgeNoteBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := tt.note.Render()
-			if n := strings.Count(got, "\n"); n > notes.MaxBridgeLines {
-				t.Fatalf("rendered %d lines, want at most %d:\n%s", n, notes.MaxBridgeLines, got)
+			if n := notes.TextLines(got); n > notes.MaxBridgeLines {
+				t.Fatalf("rendered %d lines of text, want at most %d:\n%s", n, notes.MaxBridgeLines, got)
 			}
 			for _, want := range tt.wantMore {
 				if !strings.Contains(got, want) {
@@ -303,7 +303,7 @@ func assertBridgeRoundTrip(t *testing.T, b notes.BridgeNote) {
 	if r2 := p.Render(); r2 != r1 {
 		t.Fatalf("render not stable:\n%s\nthen\n%s", r1, r2)
 	}
-	if n := strings.Count(r1, "\n"); n > notes.MaxBridgeLines {
-		t.Fatalf("rendered %d lines", n)
+	if n := notes.TextLines(r1); n > notes.MaxBridgeLines {
+		t.Fatalf("rendered %d lines of text", n)
 	}
 }

@@ -32,6 +32,7 @@ const noSummary = "(no summary)"
 // Entry is one journal entry. Render writes it as
 //
 //	## <timestamp> — <summary>
+//
 //	- Scope: …
 //	- Result: shipped|partial|reverted
 //	- Notable: …
@@ -40,12 +41,22 @@ const noSummary = "(no summary)"
 //	- Witness: WARN (iter2) — findings in full
 //	- Commits: abc1234, def5678
 //	- Mode: bridge+journal+progress
+//
 //	### Done
+//
 //	- item
+//
 //	### Next
+//
 //	- (project) item
 //
+//	<!-- scribe:entry <id> -->
+//
 // Empty fields and empty subsections are left out. Every field is one line.
+// Headings and lists stand between blank lines (markdownlint's MD022 and
+// MD032, and CommonMark renderers that would otherwise fold a list into the
+// paragraph above it). Entries written before that have no blank lines; the
+// parser reads both, and they are never rewritten (principle 9).
 type Entry struct {
 	Time    time.Time
 	Summary string
@@ -83,8 +94,16 @@ func (e Entry) Render() string {
 		summary = noSummary
 	}
 	b.WriteString("## " + FormatTime(e.Time) + " — " + summary + "\n")
+	// block starts a block (a list, a heading, the id comment) with the
+	// blank line that separates it from the one before.
+	block := func() { b.WriteString("\n") }
+	fields := false
 	field := func(key, value string) {
 		if v := SingleLine(value); v != "" {
+			if !fields {
+				block()
+				fields = true
+			}
 			b.WriteString("- " + key + ": " + v + "\n")
 		}
 	}
@@ -113,7 +132,9 @@ func (e Entry) Render() string {
 		if len(kept) == 0 {
 			return
 		}
+		block()
 		b.WriteString(heading + "\n")
+		block()
 		for _, s := range kept {
 			b.WriteString("- " + s + "\n")
 		}
@@ -121,6 +142,7 @@ func (e Entry) Render() string {
 	list("### Done", e.Done)
 	list("### Next", e.Next)
 	if id := entryIDClean(e.ID); id != "" {
+		block()
 		b.WriteString(entryIDPrefix + id + entryIDSuffix + "\n")
 	}
 	return b.String()
@@ -303,7 +325,8 @@ func (j Journal) Render() string {
 // entry uses the file's line ending (CRLF when the file's first line ends in
 // CRLF). An empty (or all white space) journal starts with
 // DefaultJournalPreamble, an empty archive with DefaultArchivePreamble.
-// Moved entries are appended to the archive byte for byte, oldest first.
+// Moved entries are appended to the archive byte for byte, oldest first
+// (the last without the blank line Append had put after it).
 // Callers check HasCommit first: Append itself does not deduplicate.
 func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newArchive string) {
 	if maxEntries <= 0 {
@@ -330,10 +353,34 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 	}
 	var b strings.Builder
 	b.WriteString(WithBlankLineEnd(archive, aeol))
-	for _, m := range moved {
-		b.WriteString(m.Raw)
+	for i, m := range moved {
+		raw := m.Raw
+		if i == len(moved)-1 {
+			// The blank line that separated it from the next entry is
+			// Append's terminator, not the entry's: the archive ends with
+			// one newline, as a markdown file should (MD012, MD047).
+			raw = trimBlankLinesEnd(raw)
+		}
+		b.WriteString(raw)
 	}
 	return j.Render(), b.String()
+}
+
+// trimBlankLinesEnd removes the blank lines ending s, keeping the line
+// terminator of its last non-blank line.
+func trimBlankLinesEnd(s string) string {
+	for {
+		body, ok := strings.CutSuffix(s, "\n")
+		if !ok {
+			return s
+		}
+		body = strings.TrimSuffix(body, "\r")
+		i := strings.LastIndexByte(body, '\n')
+		if i < 0 || strings.TrimSpace(body[i+1:]) != "" {
+			return s
+		}
+		s = body[:i+1]
+	}
 }
 
 // HasCommit reports whether an entry of j names the commit sha. Ids match

@@ -91,7 +91,7 @@ func TestEntryRender(t *testing.T) {
 		Done:    []string{"Phase 1 parser"},
 		Next:    []string{"(scribe) fuzz archive", "  "},
 	}
-	want := "## 2026-11-30T21:25:32+09:00 — Journal parser rewritten\n" +
+	want := "## 2026-11-30T21:25:32+09:00 — Journal parser rewritten\n\n" +
 		"- Scope: notes/journal.go\n" +
 		"- Result: partial\n" +
 		"- Notable: archive path unfinished\n" +
@@ -101,8 +101,8 @@ func TestEntryRender(t *testing.T) {
 		"- Witness: PASS (iter 3)\n" +
 		"- Commits: abc1234, def5678\n" +
 		"- Mode: bridge+journal+progress\n" +
-		"### Done\n- Phase 1 parser\n" +
-		"### Next\n- (scribe) fuzz archive\n"
+		"\n### Done\n\n- Phase 1 parser\n" +
+		"\n### Next\n\n- (scribe) fuzz archive\n"
 	if got := e.Render(); got != want {
 		t.Fatalf("Render =\n%s\nwant\n%s", got, want)
 	}
@@ -123,6 +123,17 @@ func TestEntryRender(t *testing.T) {
 	}
 	if got := (notes.Entry{}).Render(); !strings.HasPrefix(got, "## 0001-01-01T00:00:00+00:00 — (no summary)\n") {
 		t.Errorf("empty entry renders %q", got)
+	}
+	// An entry written before headings and lists had blank lines around
+	// them reads the same: old journals stay valid, and are never rewritten.
+	compact := strings.ReplaceAll(strings.ReplaceAll(want, "\n\n", "\n"), "\n\n", "\n")
+	old := notes.ParseJournal(compact).Entries[0]
+	if old.Raw != compact {
+		t.Errorf("compact entry's Raw = %q, want %q", old.Raw, compact)
+	}
+	old.Raw = ""
+	if !reflect.DeepEqual(old, p) {
+		t.Errorf("compact entry parses as\n%#v\nwant\n%#v", old, p)
 	}
 }
 
@@ -264,9 +275,14 @@ func TestAppendArchives(t *testing.T) {
 				t.Errorf("archive preamble = %q", a.Preamble)
 			}
 			// Archived entries are in order and byte-identical to their journal
-			// text: the rendered entry plus the blank line Append put after it.
+			// text: the rendered entry plus the blank line Append put after it,
+			// except the archive's last, which ends the file with one newline.
 			for k, e := range a.Entries[old:] {
-				if want := sampleEntry(k).Render() + "\n"; e.Raw != want {
+				want := sampleEntry(k).Render() + "\n"
+				if old+k == len(a.Entries)-1 {
+					want = sampleEntry(k).Render()
+				}
+				if e.Raw != want {
 					t.Errorf("archived entry %d = %q, want %q", k, e.Raw, want)
 				}
 			}

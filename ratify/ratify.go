@@ -4,15 +4,16 @@
 // lines, each with a via-link to its source artifact — the marker that makes
 // a second mine a no-op — conflicts with already-ratified facts first.
 // `ratify` moves the items a person ticked into the "## Ratified facts"
-// ledger.
+// ledger and commits the inbox, the person's uncommitted ticks included.
 //
 // A person's tick is the only verdict: nothing here ticks a box, and the
 // dispatcher only ever invokes Mine. The package never calls an agent and
-// never imports dispatch; it writes only the inbox, through gitops' commit
-// transaction.
+// never imports dispatch; it writes only the inbox, through gitops' branch
+// write.
 package ratify
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ const (
 )
 
 // DefaultInbox is a new inbox before anything is mined into it.
-const DefaultInbox = "# Inbox\n\nCandidates mined from drafts and reviews. Tick what is true (`- [x]`), commit, then run `git scribe ratify`.\n\n" +
+const DefaultInbox = "# Inbox\n\nCandidates mined from drafts and reviews. Tick what is true (`- [x]`), then run `git scribe ratify`.\n\n" +
 	PendingHeading + "\n\n" + RatifiedHeading + "\n"
 
 var (
@@ -273,6 +274,9 @@ func RatifyText(inbox string) (string, []string) {
 	led, hasLedger := sectionOf(lines, RatifiedHeading)
 	var keep, moved []string
 	var facts []string
+	// gap: a moved line left a blank line above it, so a blank line right
+	// after the moved lines would make two (a section emptied of its items).
+	gap := false
 	for i, l := range lines {
 		if hasLedger && i > led.start && i < led.end {
 			keep = append(keep, l)
@@ -280,9 +284,15 @@ func RatifyText(inbox string) (string, []string) {
 		}
 		m := tickedRE().FindStringSubmatch(l)
 		if m == nil {
+			if gap && strings.TrimSpace(l) == "" {
+				gap = false
+				continue
+			}
+			gap = false
 			keep = append(keep, l)
 			continue
 		}
+		gap = len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == ""
 		text := strings.TrimSpace(conflictPre().ReplaceAllString(m[1], ""))
 		moved = append(moved, "- "+text)
 		facts = append(facts, strings.TrimSpace(viaRE().ReplaceAllString(text, "")))
@@ -323,6 +333,11 @@ type Report struct {
 	Added  []Item               `json:"added,omitempty"`
 	Facts  []string             `json:"ratified,omitempty"`
 	Commit *gitops.CommitResult `json:"commit,omitempty"`
+	// Landed says the ratify commit holds the person's uncommitted ticks;
+	// OtherEdits that the inbox also had edits besides ticks, committed
+	// with them.
+	Landed     bool `json:"landed_uncommitted,omitempty"`
+	OtherEdits bool `json:"other_edits,omitempty"`
 }
 
 // Mine collects candidates from the landed artifacts (every note under the
@@ -356,20 +371,27 @@ func Mine(ctx context.Context, o Options) (Report, error) {
 		"no new candidates: every landed draft and review is already mined")
 }
 
-// Ratify moves the ticked items of the committed inbox into the ledger and
-// commits. Ticks must be committed first: scribe never commits over a
-// person's uncommitted edits.
+// Ratify moves the items a person ticked into the ledger and commits the
+// inbox on the current branch, ticks and all: the inbox as the person left
+// it in the work tree, committed or not. Ratify is run by the person and the
+// inbox is theirs, so their ticks need no commit of their own first
+// (principle 3's person's decision); nothing else of their work is
+// committed or touched (gitops' Adopt). A staged inbox that differs from the
+// work tree defers it: which of the two is meant is the person's to say.
 func Ratify(ctx context.Context, o Options) (Report, error) {
 	inbox := o.Config.Paths.Inbox
 	rep := Report{Inbox: inbox}
 	var facts []string
+	var input []byte
 	res, err := o.Repo.CommitPaths(ctx, gitops.CommitRequest{
 		Paths:       []string{inbox},
+		Adopt:       []string{inbox},
 		Locks:       []string{"inbox"},
 		LockOptions: gitops.LockOptions{Timeout: o.Config.LockTimeout, Purpose: "ratify"},
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
 			var text string
-			text, facts = RatifyText(string(cur[inbox]))
+			input = cur[inbox]
+			text, facts = RatifyText(string(input))
 			if len(facts) == 0 {
 				return map[string][]byte{}, nil
 			}
@@ -385,8 +407,35 @@ func Ratify(ctx context.Context, o Options) (Report, error) {
 			return b.String()
 		},
 	})
+	if err == nil && res.SHA != "" {
+		before, rerr := o.Repo.ReadFiles(ctx, res.Parent, []string{inbox})
+		if rerr == nil && !bytes.Equal(before[inbox], input) {
+			rep.Landed = true
+			rep.OtherEdits = !onlyTicks(string(before[inbox]), string(input))
+		}
+	}
 	return finish(rep, res, err, func(r *Report) { r.Facts = facts },
-		"nothing ticked: tick pending items (- [x]) in the inbox and commit them first")
+		"nothing ticked: tick the pending items that are true (- [x]) in the inbox, then run git scribe ratify")
+}
+
+var boxRE = lazyre.New(`^(\s*[-*+]\s+)\[[ xX]\](.*)$`)
+
+// onlyTicks reports whether after differs from before in boxes alone.
+func onlyTicks(before, after string) bool {
+	b, a := strings.Split(before, "\n"), strings.Split(after, "\n")
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		mb, ma := boxRE().FindStringSubmatch(b[i]), boxRE().FindStringSubmatch(a[i])
+		if mb == nil || ma == nil || mb[1] != ma[1] || mb[2] != ma[2] {
+			return false
+		}
+	}
+	return true
 }
 
 func finish(rep Report, res gitops.CommitResult, err error, fill func(*Report), nothing string) (Report, error) {

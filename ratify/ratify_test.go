@@ -100,8 +100,34 @@ func TestRatifyText(t *testing.T) {
 	if got != "## Pending\n- [ ] F\n\n## Ratified facts\n\n- E — e (via [[x]])\n" {
 		t.Fatalf("no ledger: %q", got)
 	}
+	// Emptying the Pending section leaves one blank line under its heading,
+	// not two (markdownlint MD012).
+	got2, _ := RatifyText("# Inbox\n\n## Pending\n\n- [x] G — g (via [[y]])\n\n## Ratified facts\n\n- A — a\n")
+	if got2 != "# Inbox\n\n## Pending\n\n## Ratified facts\n\n- A — a\n- G — g (via [[y]])\n" {
+		t.Fatalf("emptied Pending: %q", got2)
+	}
 	// Mining after ratifying adds nothing for the ratified source.
 	if _, added := MineText(got, []Source{{Path: "x.md", Text: "## Introduced candidates\n- E — e\n"}}); len(added) != 0 {
 		t.Fatalf("re-mined a ratified source: %+v", added)
+	}
+}
+
+func TestOnlyTicks(t *testing.T) {
+	t.Parallel()
+	const before = "# Inbox\n\n- [ ] a (via [[x]])\n- [ ] b\n"
+	tests := []struct {
+		after string
+		want  bool
+	}{
+		{before, true},
+		{"# Inbox\n\n- [x] a (via [[x]])\n- [X] b\n", true},
+		{"# Inbox\n\n- [x] a, reworded (via [[x]])\n- [ ] b\n", false},
+		{"# Inbox\n\n- [x] a (via [[x]])\n- [ ] b\n- [ ] c\n", false},
+		{"# Inbox\n\n * [x] a (via [[x]])\n- [ ] b\n", false},
+	}
+	for _, tt := range tests {
+		if got := onlyTicks(before, tt.after); got != tt.want {
+			t.Errorf("onlyTicks(%q) = %v, want %v", tt.after, got, tt.want)
+		}
 	}
 }

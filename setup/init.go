@@ -218,7 +218,7 @@ func (p *Plan) vaultDir(rel string) error {
 		p.Unchanged = append(p.Unchanged, rel+"/")
 		return nil
 	}
-	p.Changes = append(p.Changes, Change{Path: rel + "/", Action: "create", What: "vault directory",
+	p.Changes = append(p.Changes, Change{Path: rel + "/", Action: "create", What: "where scribe keeps readable copies of its notes for you and your agent",
 		apply: func() error { return os.MkdirAll(dir, 0o755) }})
 	return nil
 }
@@ -242,7 +242,7 @@ func (p *Plan) mergeDriver() error {
 		p.Unchanged = append(p.Unchanged, "merge.union.driver")
 		return nil
 	}
-	p.Changes = append(p.Changes, Change{Path: "merge.union.driver", Action: "config", What: "entry-aware union merge for the journal files",
+	p.Changes = append(p.Changes, Change{Path: "merge.union.driver", Action: "config", What: "merge journal files on a branch entry by entry",
 		apply: func() error {
 			if _, err := p.repo.Git(p.ctx, "config", "merge.union.name", "union merge; journal entries kept whole by git-scribe"); err != nil {
 				return err
@@ -311,7 +311,7 @@ func (p *Plan) fetchVault() error {
 		p.Unchanged = append(p.Unchanged, gitops.VaultRef+" (origin has no vault yet)")
 		return nil
 	}
-	p.Changes = append(p.Changes, Change{Path: gitops.VaultRef, Action: "fetch", What: "the team's vault from origin (refs/scribe/*)",
+	p.Changes = append(p.Changes, Change{Path: gitops.VaultRef, Action: "fetch", What: "your team's scribe record from origin (refs/scribe/*)",
 		apply: func() error {
 			theirs, err := p.repo.FetchScribe(p.ctx, "origin")
 			if err != nil || theirs == "" {

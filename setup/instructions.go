@@ -28,10 +28,12 @@ func agentsSection(memoryIndex string) string {
   the session starts and each turn is recorded; without hooks, do it by hand:
 - At the start of a task, run ` + "`git scribe bridge`" + ` and read the bridge note: it is
   what the previous session left; treat it as a hypothesis to verify, not a fact.
-- At the end of a session, run ` + "`git scribe wrap --hint \"<1–2 sentences on what was done>\"`" + `
-  (add ` + "`--next \"(project) item\"`" + ` for follow-ups and ` + "`--done \"ITEM\"`" + ` for finished
-  progress.md items). It commits a journal entry and bridge note as one
-  ` + "`progress:`" + ` commit and never touches your staged or unstaged work.
+- At the end of a session, run
+  ` + "`git scribe wrap --hint \"<1–2 sentences on what was done>\"`" + `
+  (add ` + "`--next \"(project) item\"`" + ` for follow-ups and ` + "`--done \"ITEM\"`" + ` for
+  finished progress.md items). It commits a journal entry and bridge note as
+  one ` + "`progress:`" + ` commit on scribe's own ref and never touches your staged or
+  unstaged work.
 - Never edit ` + "`.claude/sonmat/journal.md`" + ` entries: the journal is append-only.
 ` + agentsEnd + `
 `

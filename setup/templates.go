@@ -62,7 +62,7 @@ func scribeYAML(cur []byte, ok bool) ([]byte, string) {
 	if ok {
 		return nil, "" // a person's configuration is never rewritten
 	}
-	return []byte(scribeYAMLTemplate), "configuration with documented defaults"
+	return []byte(scribeYAMLTemplate), "configuration, every default written out and explained"
 }
 
 const (
@@ -131,9 +131,9 @@ func gitignore(cur []byte, paths config.Paths, local bool) ([]byte, string) {
 			return nil, ""
 		}
 		next := append(append(append([]byte{}, cur[:i]...), block...), cur[end:]...)
-		return next, "ignore the vault's working-tree view and interrupted-write temp files"
+		return next, "keep scribe's readable copies and half-written temp files out of git"
 	}
-	return appendBlock(cur, block), "ignore the vault's working-tree view and interrupted-write temp files"
+	return appendBlock(cur, block), "keep scribe's readable copies and half-written temp files out of git"
 }
 
 func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
@@ -154,9 +154,9 @@ func gitattributes(cur []byte, journal, archive string) ([]byte, string) {
 		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
 			out = append(out, '\n')
 		}
-		return append(out, block...), "merge=union for the journal files"
+		return append(out, block...), "journal files on a branch merge without conflicts"
 	}
-	return appendBlock(cur, block), "merge=union for the journal files"
+	return appendBlock(cur, block), "journal files on a branch merge without conflicts"
 }
 
 // workflowMarker identifies a workflow init wrote (and may update).
