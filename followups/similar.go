@@ -2,7 +2,6 @@ package followups
 
 import (
 	"github.com/git-scribe/git-scribe/internal/similarity"
-	"strings"
 	"unicode"
 )
 
@@ -44,15 +43,7 @@ func Similarity(a, b string) float64 {
 // removed, lower case, every run of characters other than letters and
 // digits (any script) collapsed to one space.
 func NormalizeFollowup(s string) []rune {
-	s = strings.TrimSpace(s)
-	s = strings.TrimLeft(s, "-*+ \t")
-	if rest, ok := cutCheckbox(s); ok {
-		s = rest
-	}
-	if _, rest, ok := cutTag(s); ok {
-		s = rest
-	}
-	s = dropDoneNote(s)
+	s = followupBody(s)
 	out := make([]rune, 0, len(s))
 	space := false
 	for _, r := range s {
