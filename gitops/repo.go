@@ -317,6 +317,9 @@ func (r *Repo) AbsNoLinks(rel string) (string, error) {
 			return "", fmt.Errorf("%s: %s is a file, not a directory; the view is not written there", rel, strings.TrimPrefix(dir, r.WorkTree+string(filepath.Separator)))
 		}
 	}
+	if fi, err := os.Lstat(abs); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("%s is a directory, not a file; the view is not written there", rel)
+	}
 	return abs, nil
 }
 
