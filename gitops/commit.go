@@ -772,7 +772,9 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, data, perm); err != nil {
+	err := writeFileAtomic(path, data, perm)
+	stepDone(func() string { return "write " + path })
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
