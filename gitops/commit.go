@@ -692,6 +692,7 @@ func (r *Repo) hashObjects(ctx context.Context, changed []string, next map[strin
 	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("stage blobs: %w", err)
 	}
+	r.scratchOnce.Do(r.removeStaleScratch)
 	dir, err := os.MkdirTemp(r.ScribeDir(), "blobs-")
 	if err != nil {
 		return nil, fmt.Errorf("stage blobs: %w", err)
@@ -785,7 +786,36 @@ func (r *Repo) tempPath(prefix string) (string, error) {
 	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", r.ScribeDir(), err)
 	}
+	r.scratchOnce.Do(r.removeStaleScratch)
 	b := make([]byte, 6)
 	rand.Read(b)
 	return filepath.Join(r.ScribeDir(), fmt.Sprintf("%s-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b))), nil
+}
+
+// scratchPrefixes name what a write keeps under the scribe dir only while
+// it runs: temporary indexes (tempPath) and staged blobs (hashObjects).
+var scratchPrefixes = []string{"blobs-", "index-", "vault-index-"}
+
+// removeStaleScratch deletes the scratch files and directories a killed
+// write left under the scribe dir (its deferred removal never ran), once
+// they are staleTempAge old: a live write's are milliseconds old. Once per
+// process, at its first write; errors are ignored (tidying, never a reason
+// to fail a write).
+func (r *Repo) removeStaleScratch() {
+	ents, err := os.ReadDir(r.ScribeDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		scratch := false
+		for _, p := range scratchPrefixes {
+			scratch = scratch || strings.HasPrefix(e.Name(), p)
+		}
+		if !scratch {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+			os.RemoveAll(filepath.Join(r.ScribeDir(), e.Name()))
+		}
+	}
 }
