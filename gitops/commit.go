@@ -415,6 +415,50 @@ func (r *Repo) writeIntent(p pendingCheckout) (string, error) {
 	return path, nil
 }
 
+// FinishInterrupted completes the branch writes to paths that a killed
+// command left half done (finishInterrupted), under locks, so that a caller
+// about to read those paths from the work tree (progress done reads
+// progress.md) sees what was committed, or what was not, and not a
+// half-written state. With nothing pending for paths it takes no lock and
+// runs no git. It is best effort: what it cannot finish now (the lock is
+// held, HEAD is detached) the next write to the paths finishes.
+func (r *Repo) FinishInterrupted(ctx context.Context, paths, locks []string, opts LockOptions) {
+	if !r.interrupted(paths) {
+		return
+	}
+	r.WithLocks(ctx, locks, opts, func() error {
+		head, err := r.checkState(ctx)
+		if err == nil {
+			r.finishInterrupted(ctx, head, paths)
+		}
+		return nil
+	})
+}
+
+// interrupted reports whether an intent record names one of paths.
+func (r *Repo) interrupted(paths []string) bool {
+	dir := filepath.Join(r.ScribeDir(), "pending")
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		return false
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		var p pendingCheckout
+		if err != nil || json.Unmarshal(data, &p) != nil {
+			return true // finishInterrupted removes what it cannot read
+		}
+		for _, q := range p.Paths {
+			for _, mine := range paths {
+				if q == mine {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // finishInterrupted completes the work-tree and index update of scribe
 // commits whose command was killed after moving the branch. A path is
 // brought up to date only while the work tree and index still hold exactly

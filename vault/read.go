@@ -125,6 +125,9 @@ func (v *Vault) Progress() ([]notes.Item, bool, error) {
 // (see Match); nothing is written otherwise.
 func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport, error) {
 	rep := WrapReport{Modes: notes.Modes{notes.ModeProgress}}
+	// A tick killed between writing progress.md and moving the branch is
+	// finished (or undone) first: the items are read from the work tree.
+	v.Repo.FinishInterrupted(ctx, []string{v.Config.Paths.Progress}, []string{"progress"}, v.lockOptions("progress"))
 	items, ok, err := v.Progress()
 	if err != nil {
 		return rep, err
