@@ -83,6 +83,16 @@ func shortSHA(s string) string {
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
+	rep, err := v.wrap(ctx, in)
+	if err == nil && !in.DryRun && rep.Commit == nil {
+		// No vault commit here to refresh the view: catch up one a killed
+		// write left behind.
+		rep.Warnings = append(rep.Warnings, v.RefreshStaleView(ctx)...)
+	}
+	return rep, err
+}
+
+func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
 	rep := WrapReport{Modes: notes.Modes{}}
 	forced, isForced, err := notes.ParseModes(in.Mode)
 	if err != nil {
