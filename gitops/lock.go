@@ -328,6 +328,30 @@ func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
 	return locks, nil
 }
 
+// ReapDeadLocks deletes the lock refs whose holder provably died on this
+// host (Holder.Dead: a command killed while it held them), each by
+// compare-and-swap from the exact value read, so a lock taken over in the
+// meantime is left alone. A write takes such a lock over when it needs it;
+// this is for the commands that do not, so that a kill leaves no lock
+// behind for status and check to report. With no lock held it runs one git
+// process. It returns how many it deleted.
+func (r *Repo) ReapDeadLocks(ctx context.Context) int {
+	locks, err := r.Locks(ctx)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, l := range locks {
+		if !l.Dead {
+			continue
+		}
+		if _, err := r.Git(ctx, "update-ref", "-d", LockRefPrefix+l.Name, l.OID); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // WithLocks runs fn holding the named locks (taken all-or-nothing) and
 // releases them in one transaction afterwards.
 func (r *Repo) WithLocks(ctx context.Context, names []string, opts LockOptions, fn func() error) error {

@@ -128,6 +128,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 	// A tick killed between writing progress.md and moving the branch is
 	// finished (or undone) first: the items are read from the work tree.
 	v.Repo.FinishInterrupted(ctx, []string{v.Config.Paths.Progress}, []string{"progress"}, v.lockOptions("progress"))
+	v.Repo.ReapDeadLocks(ctx) // a killed write's locks, which this one may not need
 	items, ok, err := v.Progress()
 	if err != nil {
 		return rep, err

@@ -83,6 +83,9 @@ func shortSHA(s string) string {
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
+	if !in.DryRun {
+		v.Repo.ReapDeadLocks(ctx)
+	}
 	rep, err := v.wrap(ctx, in)
 	if err == nil && !in.DryRun && rep.Commit == nil {
 		// No vault commit here to refresh the view: catch up one a killed
