@@ -144,11 +144,17 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 	deadline := time.Now().Add(opts.Timeout)
 	delay := 2 * time.Millisecond
 	for {
-		if _, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin"); err == nil {
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin")
+		if err == nil {
 			return held(), nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the git call was cut short, not refused
+		}
+		if IsUnwritable(err) {
+			// Not held: the ref cannot be written (a full disk). Waiting
+			// for it to be free would wait out the whole timeout.
+			return nil, fmt.Errorf("take lock %s: %w", strings.Join(names, ", "), err)
 		}
 		// Someone holds at least one: take over what has expired, all in one
 		// transaction with the free ones, or wait.
@@ -172,8 +178,12 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 			}
 		}
 		if blocker == nil {
-			if _, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin"); err == nil {
+			_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin")
+			if err == nil {
 				return held(), nil
+			}
+			if IsUnwritable(err) {
+				return nil, fmt.Errorf("take lock %s: %w", strings.Join(names, ", "), err)
 			}
 		}
 		if time.Now().After(deadline) {
