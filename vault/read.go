@@ -177,7 +177,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 			plans[0].RemoteLock = v.Repo.RemoteLock
 			it, qerr := v.Repo.Enqueue(KindPlan, de.Reason, plans[0])
 			if qerr != nil {
-				return rep, qerr
+				return rep, notRecorded("the tick of "+strings.Join(resolved, ", "), de, qerr)
 			}
 			rep.QueueID = it.ID
 		}

@@ -164,7 +164,7 @@ func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 		}
 		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
 		if qerr != nil {
-			return rep, fmt.Errorf("%s, and queueing the wrap failed: %w", de.Error(), qerr)
+			return rep, notRecorded("this wrap", de, qerr)
 		}
 		rep.Status, rep.Reason, rep.QueueID = "queued", de.Reason, it.ID
 		return rep, nil
@@ -203,6 +203,13 @@ func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 		rep.Reason = "landed queued records"
 	}
 	return rep, nil
+}
+
+// notRecorded is the error of a write that could be neither committed nor
+// queued (a full disk with no room even for the queue record): nothing is
+// lost silently, the person is told to run it again.
+func notRecorded(what string, de *gitops.DeferredError, qerr error) error {
+	return fmt.Errorf("%s was not recorded: it could not be committed (%s) and queueing it failed too (%w); free some space, or make the git dir writable, and run it again", what, de.Reason, qerr)
 }
 
 func (rep *WrapReport) fill(plans []Plan) {
