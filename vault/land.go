@@ -401,6 +401,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 	req := gitops.CommitRequest{
 		Paths:       []string{rel},
 		Branch:      branch,
+		Idempotent:  true, // a ticked box is not ticked again
 		Locks:       []string{"progress"},
 		LockOptions: v.lockOptions("progress"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {
