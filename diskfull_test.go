@@ -243,15 +243,3 @@ func fill(t *testing.T, dir, filler string, free int) int {
 	}
 	return int(int64(st.Bavail) * int64(st.Bsize) / page)
 }
-
-// journalCount checks that summary is in the vault's journal want times.
-func journalCount(b *faultBox, dir, summary string, want int) error {
-	journal, err := b.gitErr(dir, "show", "refs/scribe/vault:journal.md")
-	if err != nil {
-		return fmt.Errorf("no journal on the vault: %s", journal)
-	}
-	if n := strings.Count(journal, summary); n != want {
-		return fmt.Errorf("%q is in the journal %d times, want %d:\n%s", summary, n, want, journal)
-	}
-	return nil
-}

@@ -244,6 +244,8 @@ type killPath struct {
 	again []string
 	// full: only in the full sweep (GIT_SCRIBE_ADVERSARIAL).
 	full bool
+	// setup runs once in the repository every run copies.
+	setup []string
 }
 
 // journalOnce checks that the vault's journal holds one entry, the one
@@ -307,6 +309,24 @@ func TestKillAtEveryStep(t *testing.T) {
 			again: []string{"progress", "done", "Docs"},
 		},
 		{
+			// A queued wrap landed by the next one: the vault commit names
+			// the record (Scribe-Queue), which is removed after it.
+			name:  "queue",
+			setup: []string{"wrap", "--queue-only", "--hint", "Queued first."},
+			args:  []string{"wrap", "--mode", "journal", "--hint", "Lands the queue."},
+			landedOnce: func(b *faultBox, dir string) error {
+				journal, err := b.gitErr(dir, "show", gitops.VaultRef+":journal.md")
+				if err != nil {
+					return fmt.Errorf("no journal on the vault: %s", journal)
+				}
+				if n := strings.Count(journal, "<!-- scribe:entry "); n != 2 {
+					return fmt.Errorf("%d journal entries, want 2:\n%s", n, journal)
+				}
+				return errors.Join(journalCount(b, dir, "Queued first", 1), journalCount(b, dir, "Lands the queue", 1))
+			},
+			again: []string{"wrap", "--mode", "journal", "--hint", "After the kill."},
+		},
+		{
 			// Both paths in one command: the tick on the branch first,
 			// then the vault commit.
 			name: "wrap-done",
@@ -326,6 +346,11 @@ func TestKillAtEveryStep(t *testing.T) {
 			t.Parallel()
 			b := newFaultBox(t)
 			tmpl := b.template("tmpl")
+			if p.setup != nil {
+				if out, err := b.scribeRun(context.Background(), tmpl, nil, p.setup...); err != nil {
+					t.Fatalf("git scribe %s: %v\n%s", strings.Join(p.setup, " "), err, out)
+				}
+			}
 			before := b.userWork(tmpl)
 			steps := b.traceSteps(tmpl, p.args)
 			var ks []int
@@ -390,4 +415,16 @@ func TestKillAtEveryStep(t *testing.T) {
 				p.name, len(steps), len(ks), map[bool]string{true: "all", false: "the writing ones"}[full], slowest.Round(time.Millisecond), leftCount)
 		})
 	}
+}
+
+// journalCount checks that summary is in the vault's journal want times.
+func journalCount(b *faultBox, dir, summary string, want int) error {
+	journal, err := b.gitErr(dir, "show", "refs/scribe/vault:journal.md")
+	if err != nil {
+		return fmt.Errorf("no journal on the vault: %s", journal)
+	}
+	if n := strings.Count(journal, summary); n != want {
+		return fmt.Errorf("%q is in the journal %d times, want %d:\n%s", summary, n, want, journal)
+	}
+	return nil
 }
