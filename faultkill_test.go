@@ -246,6 +246,10 @@ type killPath struct {
 	full bool
 	// setup runs once in the repository every run copies.
 	setup []string
+	// from, when set, limits the always-on kill points to the writing
+	// steps from the first step it matches on (the full sweep kills after
+	// every step).
+	from *regexp.Regexp
 }
 
 // journalOnce checks that the vault's journal holds one entry, the one
@@ -313,6 +317,9 @@ func TestKillAtEveryStep(t *testing.T) {
 			// the record (Scribe-Queue), which is removed after it.
 			name:  "queue",
 			setup: []string{"wrap", "--queue-only", "--hint", "Queued first."},
+			// Always on: from the vault commit naming the record to its
+			// removal; before it, this is the vault path.
+			from: regexp.MustCompile(`update-ref -m scribe: vault commit`),
 			args:  []string{"wrap", "--mode", "journal", "--hint", "Lands the queue."},
 			landedOnce: func(b *faultBox, dir string) error {
 				journal, err := b.gitErr(dir, "show", gitops.VaultRef+":journal.md")
@@ -354,10 +361,15 @@ func TestKillAtEveryStep(t *testing.T) {
 			before := b.userWork(tmpl)
 			steps := b.traceSteps(tmpl, p.args)
 			var ks []int
+			from := p.from == nil
 			for k, s := range steps {
-				if full || k == 0 || writingStep.MatchString(s) {
+				from = from || p.from.MatchString(s)
+				if full || (from && (k == 0 || writingStep.MatchString(s))) {
 					ks = append(ks, k+1)
 				}
+			}
+			if len(ks) == 0 {
+				t.Fatalf("no kill point in the steps of %v:\n%s", p.args, strings.Join(steps, "\n"))
 			}
 			var slowest time.Duration
 			var leftCount int
