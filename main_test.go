@@ -288,7 +288,8 @@ func runGit(ts *testscript.TestScript, dir string, args ...string) string {
 }
 
 // gitProgramCondition answers [readonlymount] (unshare can bind-mount
-// read-only), [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
+// read-only), [tmpfsmount] (unshare can mount a small tmpfs to fill),
+// [adversarial] (GIT_SCRIBE_ADVERSARIAL is set:
 // the slow fault loops run), [bashcompletion] (bash with bash-completion),
 // and [gitdaemon] and [githttp]: whether git's
 // git-daemon and git-http-backend programs are installed (some distributions
@@ -302,6 +303,11 @@ func gitProgramCondition(cond string) (bool, error) {
 		// A read-only bind mount in a user namespace (unshare -rm), to give
 		// a script a git dir it cannot write, even as root.
 		return exec.Command("unshare", "-rm", "sh", "-c", "mount --bind -o ro / / 2>/dev/null || mount --bind -o ro /tmp /tmp").Run() == nil, nil
+	}
+	if cond == "tmpfsmount" {
+		// A small tmpfs in a user and mount namespace (unshare -rm), to
+		// give a script a disk it can fill.
+		return tmpfsMountWorks(), nil
 	}
 	if cond == "bashcompletion" {
 		// bash with the bash-completion package, which git's completion needs.
@@ -319,4 +325,15 @@ func gitProgramCondition(cond string) (bool, error) {
 	}
 	_, err = os.Stat(filepath.Join(strings.TrimSpace(string(out)), prog))
 	return err == nil, nil
+}
+
+// tmpfsMountWorks reports whether a tmpfs can be mounted in a user and
+// mount namespace here (the [tmpfsmount] condition).
+func tmpfsMountWorks() bool {
+	dir, err := os.MkdirTemp("", "tmpfs-probe-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	return exec.Command("unshare", "-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).Run() == nil
 }

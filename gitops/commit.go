@@ -67,6 +67,12 @@ type CommitRequest struct {
 	// the two the person meant is theirs to say. When the write fails they
 	// are put back as they were, in the work tree and the index.
 	Adopt []string
+	// Idempotent, for a branch write, says Build applied to its own result
+	// changes nothing more (a tick): while the branch moves under the
+	// write, the index and work tree keep the change between attempts, so
+	// a user commit that takes it from the index lands it, and no user
+	// commit can take the older version back.
+	Idempotent bool
 }
 
 // CommitResult reports what a scribe commit did.
@@ -237,12 +243,21 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 			}
 		}
 		var err error
+		var w branchWrite
+		if !req.Vault {
+			// A write that did not land leaves the paths as the tip has them.
+			defer func() {
+				if res.SHA == "" {
+					r.settle(ctx, &w)
+				}
+			}()
+		}
 		for attempt := 0; attempt < 20; attempt++ {
 			var retry bool
 			if req.Vault {
 				res, retry, err = r.commitVaultOnce(ctx, req)
 			} else {
-				res, retry, err = r.commitOnce(ctx, req)
+				res, retry, err = r.commitOnce(ctx, req, &w)
 			}
 			if !retry {
 				return err
@@ -377,8 +392,9 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitRe
 // and the work tree get the new contents of exactly the changed paths
 // before the branch moves: a user commit racing the write then carries
 // scribe's change (the retry finds nothing left to do) instead of reverting
-// it, and no moment exists in which the index is behind HEAD.
-func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
+// it, and no moment exists in which the index is behind HEAD. w records
+// what the attempts put in the index and work tree.
+func (r *Repo) commitOnce(ctx context.Context, req CommitRequest, w *branchWrite) (CommitResult, bool, error) {
 	head, err := r.checkBranchState(ctx, req.Branch)
 	if err != nil {
 		return CommitResult{}, false, err
@@ -386,6 +402,9 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	current, err := r.ReadFiles(ctx, head.Commit, req.Paths)
 	if err != nil {
 		return CommitResult{}, false, fmt.Errorf("read scribe paths at %s: %w", head.Commit, err)
+	}
+	if err := r.stillScribes(ctx, w, current); err != nil {
+		return CommitResult{}, false, err
 	}
 	input, kept, err := r.adopt(ctx, req.Adopt, current)
 	if err != nil {
@@ -399,10 +418,10 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil || len(changed) == 0 {
 		return CommitResult{}, false, err
 	}
-	// undo puts the changed paths back: HEAD's version (or at's), and the
-	// adopted paths exactly as the person had them.
-	undo := func(at map[string][]byte) {
-		r.checkout(ctx, changed, at)
+	// fail sets the changed paths back to the tip the attempt was built on
+	// and the adopted paths exactly as the person had them.
+	fail := func() {
+		r.restore(ctx, w, changed, current)
 		kept.restore(ctx, r)
 	}
 	oids, err := r.hashObjects(ctx, changed, next)
@@ -424,28 +443,42 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest) (CommitResult,
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	if err := r.checkout(ctx, changed, next); err != nil {
-		undo(current)
-		os.Remove(intent)
-		return CommitResult{}, false, fmt.Errorf("update %s in the work tree and index: %w", strings.Join(changed, " "), err)
+	if !w.holds(ctx, r, changed, next) {
+		// (An attempt after a lost race may find its change there already.)
+		w.record(changed, next)
+		if err := r.checkout(ctx, changed, next); err != nil {
+			fail()
+			os.Remove(intent)
+			return CommitResult{}, false, fmt.Errorf("update %s in the work tree and index: %w", strings.Join(changed, " "), err)
+		}
 	}
 	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: progress commit", head.Ref, sha, head.Commit); err != nil {
 		now, herr := r.Head(ctx)
 		if herr == nil && now.Commit != head.Commit && now.Ref == head.Ref {
 			// The branch moved (a user commit, which may now hold our
-			// change): rebuild on the new tip. Paths it did not take back
-			// to HEAD's version are rebuilt from it on the retry.
-			if at, rerr := r.ReadFiles(ctx, now.Commit, changed); rerr == nil {
-				undo(at)
+			// change): rebuild on the new tip.
+			if !req.Idempotent {
+				// The index goes back to the tip's version, so the rebuild
+				// does not apply the change twice on a user commit that
+				// took it along; adopted paths go back to the person's
+				// version, which the retry adopts again.
+				r.settle(ctx, w)
+				kept.restore(ctx, r)
 			}
+			// An idempotent change stays in the index and work tree: setting
+			// them back to a tip that has moved on again meanwhile, carrying
+			// the change, would have the next user commit take it back
+			// (found by TestBranchKeptMoving). The rebuild writes on top, or
+			// finds nothing left to do.
 			os.Remove(intent)
 			return CommitResult{}, true, err
 		}
-		undo(current)
+		fail()
 		os.Remove(intent)
 		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
 	}
 	os.Remove(intent)
+	w.landed()
 	return CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}, false, nil
 }
 
@@ -517,6 +550,166 @@ func (k adopted) restore(ctx context.Context, r *Repo) {
 	}
 }
 
+// branchWrite is what a branch write's attempts have put in the index and
+// work tree (nil content: deleted), so that a write that does not land
+// sets back exactly that, and nothing a person changed meanwhile.
+type branchWrite struct {
+	content map[string][]byte
+}
+
+func (w *branchWrite) record(paths []string, next map[string][]byte) {
+	if w.content == nil {
+		w.content = map[string][]byte{}
+	}
+	for _, p := range paths {
+		w.content[p] = next[p]
+	}
+}
+
+// landed: the branch now holds what was written.
+func (w *branchWrite) landed() { w.content = nil }
+
+// holds reports whether the work tree and index already hold next for
+// every path, written by an earlier attempt of this write.
+func (w *branchWrite) holds(ctx context.Context, r *Repo, paths []string, next map[string][]byte) bool {
+	for _, p := range paths {
+		have, ok := w.content[p]
+		if !ok || !bytes.Equal(have, next[p]) || (have == nil) != (next[p] == nil) {
+			return false
+		}
+	}
+	return r.unchanged(ctx, paths, next)
+}
+
+// unchanged reports whether the work tree and the index hold exactly want
+// for each path (nil: absent from both).
+func (r *Repo) unchanged(ctx context.Context, paths []string, want map[string][]byte) bool {
+	out, err := r.Git(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+	if err != nil {
+		return false
+	}
+	staged := map[string]string{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, name, ok := strings.Cut(rec, "\t")
+		if f := strings.Fields(meta); ok && len(f) == 3 {
+			staged[name] = f[1]
+		}
+	}
+	for _, p := range paths {
+		abs, err := r.Abs(p)
+		if err != nil {
+			return false
+		}
+		cur, rerr := os.ReadFile(abs)
+		oid, inIndex := staged[p]
+		if want[p] == nil {
+			if rerr == nil || inIndex {
+				return false
+			}
+			continue
+		}
+		if rerr != nil || !bytes.Equal(cur, want[p]) || !inIndex || oid != r.blobID(ctx, want[p]) {
+			return false
+		}
+	}
+	return true
+}
+
+// blobID is the object id git gives data as a blob, without writing it.
+func (r *Repo) blobID(ctx context.Context, data []byte) string {
+	out, err := r.gitIn(ctx, runOpts{stdin: data}, "hash-object", "--stdin")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// stillScribes refuses an attempt after the first when a path no longer
+// holds what the write put there nor what the tip has: a person edited it
+// meanwhile, and principle 3 leaves it to them.
+func (r *Repo) stillScribes(ctx context.Context, w *branchWrite, tip map[string][]byte) error {
+	for p, mine := range w.content {
+		abs, err := r.Abs(p)
+		if err != nil {
+			return err
+		}
+		cur, rerr := os.ReadFile(abs)
+		switch {
+		case rerr == nil && mine != nil && bytes.Equal(cur, mine):
+		case rerr != nil && mine == nil:
+		case rerr == nil && tip[p] != nil && bytes.Equal(cur, tip[p]):
+		case rerr != nil && tip[p] == nil:
+		default:
+			return &DeferredError{Reason: fmt.Sprintf("%s changed while scribe was writing it; commit or discard your edit (scribe never overwrites your work)", p)}
+		}
+	}
+	return nil
+}
+
+// restore sets paths back to before (the tip the attempt was built on)
+// after an attempt failed; nothing of the write stays.
+func (r *Repo) restore(ctx context.Context, w *branchWrite, paths []string, before map[string][]byte) {
+	if r.checkout(ctx, paths, before) == nil {
+		for _, p := range paths {
+			delete(w.content, p)
+		}
+	}
+}
+
+// settle makes the paths a write put in the index and work tree the
+// branch tip's again when the write did not land (there was nothing left
+// to do, it failed, or the branch kept moving). A path that no longer
+// holds what the write put there is the person's and is left alone. The
+// tip is read again after writing: one that moved meanwhile (a user
+// commit, which may have taken the change along) is settled on instead.
+func (r *Repo) settle(ctx context.Context, w *branchWrite) {
+	for round := 0; round < 5 && len(w.content) > 0; round++ {
+		head, err := r.Head(ctx)
+		if err != nil || head.Commit == "" {
+			return
+		}
+		var paths []string
+		for p := range w.content {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		if !r.unchanged(ctx, paths, w.content) {
+			// Partly the person's now: keep to the paths still ours.
+			var mine []string
+			for _, p := range paths {
+				if r.unchanged(ctx, []string{p}, w.content) {
+					mine = append(mine, p)
+				} else {
+					delete(w.content, p)
+				}
+			}
+			paths = mine
+		}
+		tip, err := r.ReadFiles(ctx, head.Commit, paths)
+		if err != nil {
+			return
+		}
+		var todo []string
+		for _, p := range paths {
+			if !bytes.Equal(tip[p], w.content[p]) || (tip[p] == nil) != (w.content[p] == nil) {
+				todo = append(todo, p)
+			}
+		}
+		if len(todo) == 0 {
+			w.content = nil
+			return
+		}
+		if r.checkout(ctx, todo, tip) != nil {
+			return
+		}
+		w.record(todo, tip)
+		if now, err := r.Head(ctx); err == nil && now.Commit == head.Commit {
+			w.content = nil
+			return
+		}
+	}
+}
+
 // pendingCheckout is a scribe commit whose work-tree and index update may
 // not have happened yet.
 type pendingCheckout struct {
@@ -537,6 +730,50 @@ func (r *Repo) writeIntent(p pendingCheckout) (string, error) {
 		return "", fmt.Errorf("record pending checkout: %w", err)
 	}
 	return path, nil
+}
+
+// FinishInterrupted completes the branch writes to paths that a killed
+// command left half done (finishInterrupted), under locks, so that a caller
+// about to read those paths from the work tree (progress done reads
+// progress.md) sees what was committed, or what was not, and not a
+// half-written state. With nothing pending for paths it takes no lock and
+// runs no git. It is best effort: what it cannot finish now (the lock is
+// held, HEAD is detached) the next write to the paths finishes.
+func (r *Repo) FinishInterrupted(ctx context.Context, paths, locks []string, opts LockOptions) {
+	if !r.interrupted(paths) {
+		return
+	}
+	r.WithLocks(ctx, locks, opts, func() error {
+		head, err := r.checkState(ctx)
+		if err == nil {
+			r.finishInterrupted(ctx, head, paths)
+		}
+		return nil
+	})
+}
+
+// interrupted reports whether an intent record names one of paths.
+func (r *Repo) interrupted(paths []string) bool {
+	dir := filepath.Join(r.ScribeDir(), "pending")
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		return false
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		var p pendingCheckout
+		if err != nil || json.Unmarshal(data, &p) != nil {
+			return true // finishInterrupted removes what it cannot read
+		}
+		for _, q := range p.Paths {
+			for _, mine := range paths {
+				if q == mine {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // finishInterrupted completes the work-tree and index update of scribe
@@ -816,6 +1053,7 @@ func (r *Repo) hashObjects(ctx context.Context, changed []string, next map[strin
 	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("stage blobs: %w", err)
 	}
+	r.scratchOnce.Do(r.removeStaleScratch)
 	dir, err := os.MkdirTemp(r.ScribeDir(), "blobs-")
 	if err != nil {
 		return nil, fmt.Errorf("stage blobs: %w", err)
@@ -966,7 +1204,9 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, data, perm); err != nil {
+	err := writeFileAtomic(path, data, perm)
+	stepDone(func() string { return "write " + path })
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -977,7 +1217,36 @@ func (r *Repo) tempPath(prefix string) (string, error) {
 	if err := os.MkdirAll(r.ScribeDir(), 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", r.ScribeDir(), err)
 	}
+	r.scratchOnce.Do(r.removeStaleScratch)
 	b := make([]byte, 6)
 	rand.Read(b)
 	return filepath.Join(r.ScribeDir(), fmt.Sprintf("%s-%d-%s", prefix, os.Getpid(), hex.EncodeToString(b))), nil
+}
+
+// scratchPrefixes name what a write keeps under the scribe dir only while
+// it runs: temporary indexes (tempPath) and staged blobs (hashObjects).
+var scratchPrefixes = []string{"blobs-", "index-", "vault-index-"}
+
+// removeStaleScratch deletes the scratch files and directories a killed
+// write left under the scribe dir (its deferred removal never ran), once
+// they are staleTempAge old: a live write's are milliseconds old. Once per
+// process, at its first write; errors are ignored (tidying, never a reason
+// to fail a write).
+func (r *Repo) removeStaleScratch() {
+	ents, err := os.ReadDir(r.ScribeDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		scratch := false
+		for _, p := range scratchPrefixes {
+			scratch = scratch || strings.HasPrefix(e.Name(), p)
+		}
+		if !scratch {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+			os.RemoveAll(filepath.Join(r.ScribeDir(), e.Name()))
+		}
+	}
 }

@@ -1,12 +1,15 @@
 package gitops
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -1286,4 +1289,101 @@ func TestCommitPathsAdopt(t *testing.T) {
 			t.Errorf("restore did not put the work tree and index back:\nbefore %+v\nafter  %+v", before, after)
 		}
 	})
+}
+
+// movingSigner is a gpg.program that makes a user commit of progress.md as
+// the work tree has it (git commit --only: the rest of the index stays)
+// while the file $MOVING (replaced by its path) exists, then says it signed: the branch moves during every
+// attempt of a signed branch write, after its Build and before its
+// compare-and-swap, exactly when a person's commit can take the write's
+// change from the work tree.
+const movingSigner = `#!/bin/sh
+cat > /dev/null
+if [ -e "$MOVING" ]; then
+	git -c commit.gpgsign=false commit -q --allow-empty -m "user commit meanwhile" -- progress.md >&2 || exit 1
+fi
+echo '[GNUPG:] SIG_CREATED D 22 8 00 0 0 0' >&2
+printf -- '-----BEGIN PGP SIGNATURE-----\n\nZmFrZQ==\n-----END PGP SIGNATURE-----\n'
+`
+
+// TestCommitPathsWhileUserCommitsTakeTheChange pins the two ways a branch
+// write follows a branch that moves during every attempt. An idempotent
+// change (a tick) stays in the work tree and index between attempts, so a
+// user commit that takes it along lands it, once, and the write ends with
+// nothing to do. Any other change is set back to the new tip before the
+// rebuild, so no user commit takes it along and it is never applied twice:
+// after 20 attempts it is deferred, and the work tree and index hold the
+// tip's version.
+func TestCommitPathsWhileUserCommitsTakeTheChange(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("the signing program is a shell script")
+	}
+	for _, idem := range []bool{true, false} {
+		t.Run(fmt.Sprintf("idempotent=%v", idem), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			tr := newRepo(t)
+			tr.Commit("plan", map[string]string{"progress.md": "- [ ] a\n", "A.md": "a\n"})
+			tr.Write("A.md", "a\nstaged\n")
+			tr.Git("add", "A.md")
+			signer := filepath.Join(t.TempDir(), "signer")
+			moving := filepath.Join(t.TempDir(), "moving")
+			script := strings.ReplaceAll(movingSigner, "$MOVING", moving)
+			if err := os.WriteFile(signer, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(moving, nil, 0o644)
+			tr.Git("config", "commit.gpgsign", "true")
+			tr.Git("config", "gpg.program", signer)
+			tr.Git("config", "user.signingkey", "ada@example.com")
+			before := tr.snapshot()
+			build := appendBuild("progress.md", "- appended\n")
+			if idem {
+				build = func(cur map[string][]byte) (map[string][]byte, error) {
+					return map[string][]byte{"progress.md": bytes.Replace(cur["progress.md"], []byte("- [ ] a"), []byte("- [x] a"), 1)}, nil
+				}
+			}
+			req := CommitRequest{Paths: []string{"progress.md"}, Locks: []string{"progress"}, Message: message("a done"),
+				Build: build, Idempotent: idem}
+			res, err := tr.open().CommitPaths(ctx, req)
+			var de *DeferredError
+			if idem {
+				if err != nil || res.SHA != "" {
+					t.Fatalf("CommitPaths = %+v, %v; want nothing left to do (a user commit took the tick)", res, err)
+				}
+				if got := tr.Git("show", "HEAD:progress.md"); got != "- [x] a\n" {
+					t.Fatalf("progress.md at HEAD = %q", got)
+				}
+			} else {
+				if !errors.As(err, &de) || !strings.Contains(de.Reason, "kept moving") {
+					t.Fatalf("CommitPaths = %+v, %v; want deferred, the branch kept moving", res, err)
+				}
+				if got := tr.Git("show", "HEAD:progress.md"); got != "- [ ] a\n" {
+					t.Fatalf("progress.md at HEAD = %q: a user commit took the change along", got)
+				}
+			}
+			if got := tr.Read("progress.md"); got != tr.Git("show", "HEAD:progress.md") || tr.Git("diff", "--cached", "--", "progress.md") != "" {
+				t.Fatalf("progress.md in the work tree (%q) or index is not HEAD's", got)
+			}
+			after := tr.snapshot()
+			if after.cached != before.cached || after.status != before.status {
+				t.Fatalf("the user's work changed:\nbefore %+v\nafter  %+v", before, after)
+			}
+			if !idem {
+				// Once the branch holds still, the change lands once.
+				os.Remove(moving)
+				if res, err := tr.open().CommitPaths(ctx, req); err != nil || res.SHA == "" {
+					t.Fatalf("CommitPaths once the branch holds still = %+v, %v", res, err)
+				}
+				if got := tr.Git("show", "HEAD:progress.md"); got != "- [ ] a\n- appended\n" {
+					t.Fatalf("progress.md at HEAD = %q, want the change once", got)
+				}
+			}
+			if entries, _ := os.ReadDir(filepath.Join(tr.open().ScribeDir(), "pending")); len(entries) > 0 {
+				t.Errorf("intent records left: %v", entries)
+			}
+			tr.fsck()
+		})
+	}
 }

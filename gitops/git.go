@@ -46,6 +46,8 @@ func (e *GitError) Unwrap() error { return e.Err }
 
 // traceGit prints every git invocation with its duration to stderr when
 // GIT_SCRIBE_TRACE is set: the tool for finding where a command's time goes.
+// Each line carries the step's number (stepDone), counting atomic file
+// writes too, whose lines say "write".
 var traceGit = os.Getenv("GIT_SCRIBE_TRACE") != ""
 
 // runOpts tweaks one git invocation.
@@ -80,13 +82,12 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	if traceGit {
-		start := time.Now()
-		defer func() {
-			fmt.Fprintf(os.Stderr, "git-scribe trace: %6.1f ms git %s\n", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "))
-		}()
-	}
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	err := cmd.Run()
+	stepDone(func() string {
+		return fmt.Sprintf("%6.1f ms git %s", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "))
+	})
+	if err != nil {
 		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
 	}
 	return out.Bytes(), nil

@@ -144,11 +144,17 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 	deadline := time.Now().Add(opts.Timeout)
 	delay := 2 * time.Millisecond
 	for {
-		if _, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin"); err == nil {
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin")
+		if err == nil {
 			return held(), nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // the git call was cut short, not refused
+		}
+		if IsUnwritable(err) {
+			// Not held: the ref cannot be written (a full disk). Waiting
+			// for it to be free would wait out the whole timeout.
+			return nil, fmt.Errorf("take lock %s: %w", strings.Join(names, ", "), err)
 		}
 		// Someone holds at least one: take over what has expired, all in one
 		// transaction with the free ones, or wait.
@@ -172,8 +178,12 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 			}
 		}
 		if blocker == nil {
-			if _, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin"); err == nil {
+			_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "--stdin")
+			if err == nil {
 				return held(), nil
+			}
+			if IsUnwritable(err) {
+				return nil, fmt.Errorf("take lock %s: %w", strings.Join(names, ", "), err)
 			}
 		}
 		if time.Now().After(deadline) {
@@ -326,6 +336,30 @@ func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
 		locks = append(locks, hl)
 	}
 	return locks, nil
+}
+
+// ReapDeadLocks deletes the lock refs whose holder provably died on this
+// host (Holder.Dead: a command killed while it held them), each by
+// compare-and-swap from the exact value read, so a lock taken over in the
+// meantime is left alone. A write takes such a lock over when it needs it;
+// this is for the commands that do not, so that a kill leaves no lock
+// behind for status and check to report. With no lock held it runs one git
+// process. It returns how many it deleted.
+func (r *Repo) ReapDeadLocks(ctx context.Context) int {
+	locks, err := r.Locks(ctx)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, l := range locks {
+		if !l.Dead {
+			continue
+		}
+		if _, err := r.Git(ctx, "update-ref", "-d", LockRefPrefix+l.Name, l.OID); err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // WithLocks runs fn holding the named locks (taken all-or-nothing) and

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,10 +303,45 @@ func (r *Repo) diffSpecs(ctx context.Context, specs []string, args ...string) ([
 	full = append(full, "--")
 	full = append(full, specs...)
 	out, err := r.Git(ctx, full...)
+	if err != nil && IsFull(err) {
+		// git diff writes the index back when it refreshed stat data, and
+		// dies when the disk is full; a private copy elsewhere lets the
+		// read go on (the user's index is left as it is).
+		out, err = r.diffPrivateIndex(ctx, full, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read changes: %w", err)
 	}
 	return parseRawNumstat(out)
+}
+
+// diffPrivateIndex runs a diff against a copy of the index in the temp
+// dir; failing that, it returns the first error (full).
+func (r *Repo) diffPrivateIndex(ctx context.Context, args []string, full error) ([]byte, error) {
+	index := os.Getenv("GIT_INDEX_FILE")
+	if index == "" {
+		index = filepath.Join(r.GitDir, "index")
+	} else if !filepath.IsAbs(index) {
+		index = filepath.Join(r.WorkTree, index)
+	}
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return nil, full
+	}
+	f, err := os.CreateTemp("", "git-scribe-index-")
+	if err != nil {
+		return nil, full
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		return nil, full
+	}
+	out, err := r.gitIn(ctx, runOpts{env: []string{"GIT_INDEX_FILE=" + f.Name()}}, args...)
+	if err != nil {
+		return nil, full
+	}
+	return out, nil
 }
 
 // parseRawNumstat parses `git diff --raw --numstat -z` output.

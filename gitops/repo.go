@@ -42,7 +42,9 @@ type Repo struct {
 	emptyOnce sync.Once
 	emptyTree string
 	emptyErr  error
-	goStore   *filesystem.Storage // nil when go-git cannot read the object store
+	// scratchOnce runs removeStaleScratch at this process's first write.
+	scratchOnce sync.Once
+	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
 	// imm memoizes reads of immutable objects (gitImmutable).
 	immMu    sync.Mutex

@@ -79,17 +79,42 @@ func (r *Repo) prepareStateQueue() (string, error) {
 }
 
 // IsUnwritable reports an error that means the git dir cannot be written
-// (a read-only file system, no permission): the write should wait in the
-// state queue rather than fail.
-func IsUnwritable(err error) bool {
+// now: a read-only file system or no permission (IsReadOnly), or no space
+// left (IsFull). The write should wait in a queue rather than fail.
+func IsUnwritable(err error) bool { return IsReadOnly(err) || IsFull(err) }
+
+// IsReadOnly reports a read-only file system or missing permission: the
+// write waits in the state queue, outside the git dir.
+func IsReadOnly(err error) bool {
 	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) ||
 		strings.Contains(strings.ToLower(fmt.Sprint(err)), "read-only file system")
 }
 
+// fullMessages are how git says a write ran out of space: its own errno
+// text, index writes' "Out of diskspace", and a ref's lock file that could
+// not be written ("couldn't write '….lock'", which carries no errno).
+var fullMessages = []string{"no space left on device", "disk quota exceeded", "out of diskspace", "couldn't write '"}
+
+// IsFull reports a write that ran out of space (ENOSPC, EDQUOT, or git
+// saying so): a small queue record may still fit where a commit did not,
+// in the git dir or in the state queue.
+func IsFull(err error) bool {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	msg := strings.ToLower(fmt.Sprint(err))
+	for _, m := range fullMessages {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // DeferUnwritable turns an error writing the git dir into a *DeferredError
-// whose reason says where the write waits, so the caller queues it (in the
-// state queue, as Enqueue falls back there) instead of failing; other errors
-// are returned unchanged.
+// whose reason says where the write waits, so the caller queues it (a
+// read-only git dir: in the state queue, as Enqueue falls back there)
+// instead of failing; other errors are returned unchanged.
 func (r *Repo) DeferUnwritable(err error) error {
 	if err == nil || !IsUnwritable(err) {
 		return err
@@ -99,6 +124,10 @@ func (r *Repo) DeferUnwritable(err error) error {
 		return err
 	}
 	why, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n") // git's stderr runs on with a fatal: line
+	if !IsReadOnly(err) {
+		return &DeferredError{Reason: fmt.Sprintf("no space left to write the git dir %s (%s); the write is queued and lands at the next git scribe command that has the space",
+			r.CommonDir, why)}
+	}
 	return &DeferredError{Reason: fmt.Sprintf("the git dir %s cannot be written (%s); the write is queued under %s and lands at the next git scribe command that can write",
 		r.CommonDir, why, r.StateQueueDir())}
 }

@@ -160,6 +160,32 @@ func TestDeferUnwritable(t *testing.T) {
 	}
 }
 
+// TestDeferFull: every way git and the file system say a write ran out of
+// space defers the write (queued where a small record still fits), and the
+// reason says so without claiming the state queue.
+func TestDeferFull(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	r := newRepo(t).open()
+	for _, err := range []error{
+		fmt.Errorf("stage blob: %w", &os.PathError{Op: "write", Path: ".git/scribe/blobs-1/0", Err: syscall.ENOSPC}),
+		fmt.Errorf("queue: %w", &os.PathError{Op: "write", Path: ".git/scribe/queue/x", Err: syscall.EDQUOT}),
+		errors.New("git hash-object -w --stdin: fatal: unable to write loose object file: No space left on device"),
+		errors.New("git write-tree: fatal: sha1 file '.git/scribe/vault-index-1.lock' write error. Out of diskspace"),
+		errors.New("git update-ref --stdin: fatal: cannot update ref 'refs/scribe/locks/journal': couldn't write '.git/refs/scribe/locks/journal.lock'"),
+	} {
+		var de *DeferredError
+		if !IsFull(err) || IsReadOnly(err) {
+			t.Errorf("IsFull(%v) = %v, IsReadOnly = %v", err, IsFull(err), IsReadOnly(err))
+		}
+		if !errors.As(r.DeferUnwritable(err), &de) || !strings.Contains(de.Reason, "no space left") || strings.Contains(de.Reason, r.StateQueueDir()) {
+			t.Errorf("DeferUnwritable(%v) = %v", err, r.DeferUnwritable(err))
+		}
+	}
+	if IsFull(errors.New("git update-ref: cannot lock ref 'refs/scribe/locks/journal': reference already exists")) {
+		t.Error("a lock held by another is not a full disk")
+	}
+}
+
 // TestStateQueueUnderAReadOnlyGitDir runs Enqueue and RecordOnce in a
 // process that sees the git dir through a read-only bind mount (a user and
 // mount namespace: chmod stops nothing for root), as Codex's sandbox does.

@@ -254,7 +254,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 				}
 				if _, qerr := v.Repo.Enqueue(KindPlan, de.Reason, Plan{Modes: notes.Modes{notes.ModeProgress}, Row: "progress ticks",
 					Summary: strings.Join(p.Done, ", ") + " done", Done: p.Done, DoneAt: p.DoneAt, Branch: p.Branch, RemoteLock: p.RemoteLock}); qerr != nil {
-					return out, 0, warns, fmt.Errorf("%s, and queueing the progress ticks failed: %w", de.Error(), qerr)
+					return out, 0, warns, notRecorded("the progress tick of "+strings.Join(p.Done, ", "), de, qerr)
 				}
 			}
 		case err != nil:
@@ -401,6 +401,7 @@ func (v *Vault) tick(ctx context.Context, head gitops.Head, plans []Plan) (gitop
 	req := gitops.CommitRequest{
 		Paths:       []string{rel},
 		Branch:      branch,
+		Idempotent:  true, // a ticked box is not ticked again
 		Locks:       []string{"progress"},
 		LockOptions: v.lockOptions("progress"),
 		Build: func(cur map[string][]byte) (map[string][]byte, error) {

@@ -114,6 +114,10 @@ func (v *Vault) Progress(ctx context.Context) ([]notes.Item, bool, error) {
 // (see Match); nothing is written otherwise.
 func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport, error) {
 	rep := WrapReport{Modes: notes.Modes{notes.ModeProgress}}
+	// A tick killed between writing progress.md and moving the branch is
+	// finished (or undone) first: the items are read from the work tree.
+	v.Repo.FinishInterrupted(ctx, []string{v.Config.Paths.Progress}, []string{"progress"}, v.lockOptions("progress"))
+	v.Repo.ReapDeadLocks(ctx) // a killed write's locks, which this one may not need
 	items, ok, err := v.Progress(ctx)
 	if err != nil {
 		return rep, err
@@ -162,7 +166,7 @@ func (v *Vault) ProgressDone(ctx context.Context, queries []string) (WrapReport,
 			plans[0].RemoteLock = v.Repo.RemoteLock
 			it, qerr := v.Repo.Enqueue(KindPlan, de.Reason, plans[0])
 			if qerr != nil {
-				return rep, qerr
+				return rep, notRecorded("the tick of "+strings.Join(resolved, ", "), de, qerr)
 			}
 			rep.QueueID = it.ID
 		}

@@ -269,7 +269,7 @@ func (v *Vault) landSessionPlans(ctx context.Context, plans []Plan, absorbed []g
 			p.RemoteLock = v.Repo.RemoteLock
 			it, qerr := v.Repo.Enqueue(KindPlan, de.Reason, p)
 			if qerr != nil {
-				return fmt.Errorf("%s, and queueing the session record failed: %w", de.Error(), qerr)
+				return notRecorded("the session record", de, qerr)
 			}
 			ids = append(ids, it.ID)
 		}

@@ -97,6 +97,38 @@ func (v *Vault) ViewPaths(head gitops.Head) map[string]string {
 // is refreshed.
 type viewState struct {
 	Rendered map[string]string `json:"rendered"` // view path → sha256 of what scribe wrote
+	// Tip and Ref are the vault commit and the branch the view was last
+	// rendered from: a command killed between its vault commit and the
+	// render leaves them behind, and the next command re-renders
+	// (RefreshStaleView).
+	Tip string `json:"tip,omitempty"`
+	Ref string `json:"ref,omitempty"`
+}
+
+// RefreshStaleView renders the view when it was last rendered from another
+// vault commit or branch than the current ones: the vault's record is
+// refreshed after every vault write (SPEC principle 2), and a write killed
+// between its commit and its render is caught up by the next command that
+// finds it so. It costs a small file read when the view is current.
+func (v *Vault) RefreshStaleView(ctx context.Context) []string {
+	if !v.Config.View || v.ReadOnly {
+		return nil
+	}
+	tip, err := v.vaultTip(ctx)
+	if err != nil || tip == "" {
+		return nil
+	}
+	var st viewState
+	if b, err := os.ReadFile(v.viewStateFile()); err == nil {
+		json.Unmarshal(b, &st)
+	}
+	if st.Tip == tip {
+		head, err := v.Repo.Head(ctx)
+		if err != nil || head.Ref == st.Ref {
+			return nil
+		}
+	}
+	return v.RenderView(ctx)
 }
 
 func (v *Vault) viewStateFile() string {
@@ -218,6 +250,7 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 		}
 		st.Rendered[wp] = sum(want)
 	}
+	st.Tip, st.Ref = tip, head.Ref
 	if b, err := json.Marshal(st); err == nil {
 		if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err == nil {
 			gitops.WriteFileAtomic(stateFile, b)

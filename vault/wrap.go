@@ -83,6 +83,19 @@ func shortSHA(s string) string {
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
+	if !in.DryRun {
+		v.Repo.ReapDeadLocks(ctx)
+	}
+	rep, err := v.wrap(ctx, in)
+	if err == nil && !in.DryRun && rep.Commit == nil {
+		// No vault commit here to refresh the view: catch up one a killed
+		// write left behind.
+		rep.Warnings = append(rep.Warnings, v.RefreshStaleView(ctx)...)
+	}
+	return rep, err
+}
+
+func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
 	rep := WrapReport{Modes: notes.Modes{}}
 	forced, isForced, err := notes.ParseModes(in.Mode)
 	if err != nil {
@@ -151,7 +164,7 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 		}
 		it, qerr := v.Repo.Enqueue("plan", de.Reason, plan)
 		if qerr != nil {
-			return rep, fmt.Errorf("%s, and queueing the wrap failed: %w", de.Error(), qerr)
+			return rep, notRecorded("this wrap", de, qerr)
 		}
 		rep.Status, rep.Reason, rep.QueueID = "queued", de.Reason, it.ID
 		return rep, nil
@@ -190,6 +203,13 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 		rep.Reason = "landed queued records"
 	}
 	return rep, nil
+}
+
+// notRecorded is the error of a write that could be neither committed nor
+// queued (a full disk with no room even for the queue record): nothing is
+// lost silently, the person is told to run it again.
+func notRecorded(what string, de *gitops.DeferredError, qerr error) error {
+	return fmt.Errorf("%s was not recorded: it could not be committed (%s) and queueing it failed too (%w); free some space, or make the git dir writable, and run it again", what, de.Reason, qerr)
 }
 
 func (rep *WrapReport) fill(plans []Plan) {
