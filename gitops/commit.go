@@ -475,11 +475,31 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest, w *branchWrite
 		}
 		fail()
 		os.Remove(intent)
+		if lock, held := heldRefLock(err); held {
+			// Another git holds the branch's lock, or a crashed one left it:
+			// the write waits in the queue instead of failing.
+			return CommitResult{}, false, &DeferredError{Reason: fmt.Sprintf("%s is locked by another git process (%s exists; if no git is running, a crashed one left it: remove it); the write is queued and lands at the next git scribe command", head.Ref, lock)}
+		}
 		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
 	}
 	os.Remove(intent)
 	w.landed()
 	return CommitResult{SHA: sha, Parent: head.Commit, Branch: head.Ref, Changed: changed}, false, nil
+}
+
+// heldRefLock reports a ref update git refused because the ref's lock file
+// exists ("Unable to create '….lock': File exists"), and the lock file.
+func heldRefLock(err error) (string, bool) {
+	var ge *GitError
+	if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "File exists") {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(ge.Stderr, "Unable to create '")
+	if !ok {
+		return "", false
+	}
+	lock, _, ok := strings.Cut(rest, "'")
+	return lock, ok && strings.HasSuffix(lock, ".lock")
 }
 
 // adopted is what the work tree and the index held for adopted paths
