@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -116,11 +117,18 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 		return nil, err
 	}
 	if since != "" {
-		c, err := repo.ResolveCommit(ctx, since)
-		shallow := false
-		if out, serr := repo.Git(ctx, "rev-parse", "--is-shallow-repository"); serr == nil {
-			shallow = strings.TrimSpace(string(out)) == "true"
+		// One process resolves --since and reads its date; a shallow
+		// repository is one with a shallow file (gitrepository-layout(5)).
+		var c, date string
+		out, err := repo.Git(ctx, "show", "-s", "--no-show-signature", "--format=%H %cI", since+"^{commit}", "--")
+		if err == nil {
+			c, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
 		}
+		if err != nil || c == "" {
+			err = fmt.Errorf("%s is not a commit in this repository", since)
+		}
+		_, serr := os.Stat(filepath.Join(repo.CommonDir, "shallow"))
+		shallow := serr == nil
 		if err != nil {
 			if shallow {
 				return nil, fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
@@ -132,10 +140,7 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 			// what it never saw: refuse instead of a silent pass.
 			return nil, fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
 		}
-		in.Since = c
-		if out, err := repo.Git(ctx, "log", "-1", "--format=%cI", c); err == nil {
-			in.VaultSince = strings.TrimSpace(string(out))
-		}
+		in.Since, in.VaultSince = c, date
 	}
 	return in, nil
 }
