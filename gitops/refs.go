@@ -125,6 +125,14 @@ func (r *Repo) resolveRef(ctx context.Context, name string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// cached returns what gitImmutable holds for args, if it ran them.
+func (r *Repo) cached(args []string) ([]byte, bool) {
+	r.immMu.Lock()
+	defer r.immMu.Unlock()
+	out, ok := r.imm[strings.Join(args, "\x00")]
+	return out, ok
+}
+
 // gitImmutable runs a git read whose output depends only on the immutable
 // objects its arguments name by full id (a commit's log, a tree's listing),
 // once per Repo: the engine's steps ask for the same vault history and

@@ -220,3 +220,28 @@ func TestWorktreeChangesAgreeWithFullDiffs(t *testing.T) {
 		compare(t, tr, EmptyTree, nil)
 	})
 }
+
+// TestListFilesFiltersTheWholeListing checks that a directory's listing
+// derived from a cached whole-tree listing is what git lists for it.
+func TestListFilesFiltersTheWholeListing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	tip := tr.Commit("tree", map[string]string{"bridge/main.md": "m", "bridge/x/y.md": "y", "bridgework.md": "w", "sessions/a.yaml": "a"})
+	r := tr.open()
+	want, err := r.ListFiles(ctx, tip, "bridge/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = tr.open()
+	if _, err := r.ListFiles(ctx, tip, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ListFiles(ctx, tip, "bridge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) || len(got) != 2 {
+		t.Errorf("from the whole listing %q, from git %q", got, want)
+	}
+}

@@ -57,13 +57,25 @@ func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, err
 	if commit == "" {
 		return nil, nil
 	}
-	args := []string{"ls-tree", "-r", "-z", "--name-only", commit}
+	all := []string{"ls-tree", "-r", "-z", "--name-only", commit}
+	args := all
 	if dir != "" {
-		args = append(args, "--", strings.TrimSuffix(dir, "/")+"/")
+		args = append(all[:len(all):len(all)], "--", strings.TrimSuffix(dir, "/")+"/")
 	}
 	run := r.Git
 	if isObjectID(commit) {
 		run = r.gitImmutable
+		if whole, ok := r.cached(all); ok && dir != "" {
+			// The whole tree was listed already: filter it.
+			prefix := strings.TrimSuffix(dir, "/") + "/"
+			var files []string
+			for _, p := range strings.Split(string(whole), "\x00") {
+				if strings.HasPrefix(p, prefix) {
+					files = append(files, p)
+				}
+			}
+			return files, nil
+		}
 	}
 	out, err := run(ctx, args...)
 	if err != nil {
