@@ -76,6 +76,46 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
 	return yes
 }
 
+// Reachable returns which of commits are ancestors of head (a commit is
+// its own): one `git rev-list COMMITS --not HEAD`, which lists exactly the
+// commits reachable from the others but not from head, however many
+// commits there are (a long session asked merge-base once per commit).
+// Ids git cannot resolve are not reachable.
+func (r *Repo) Reachable(ctx context.Context, head string, commits []string) map[string]bool {
+	out := make(map[string]bool, len(commits))
+	if head == "" || len(commits) == 0 {
+		return out
+	}
+	args := []string{"rev-list"}
+	var ids []string
+	for _, c := range commits {
+		if isObjectID(c) {
+			ids = append(ids, c)
+		}
+	}
+	if len(ids) == 0 {
+		return out
+	}
+	args = append(args, ids...)
+	args = append(args, "--not", head, "--")
+	res, err := r.Git(ctx, args...)
+	if err != nil {
+		// One id git does not know fails the whole list: ask one by one.
+		for _, c := range ids {
+			out[c] = r.IsAncestor(ctx, c, head)
+		}
+		return out
+	}
+	outside := map[string]bool{}
+	for _, l := range strings.Split(string(res), "\n") {
+		outside[strings.TrimSpace(l)] = true
+	}
+	for _, c := range ids {
+		out[c] = !outside[c]
+	}
+	return out
+}
+
 // ChangedSince lists which of paths changed in commits since commit (up to
 // HEAD). Uncommitted edits are not counted: the files a note cites were often
 // uncommitted when it was written.

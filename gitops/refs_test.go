@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,5 +244,35 @@ func TestListFilesFiltersTheWholeListing(t *testing.T) {
 	}
 	if !slices.Equal(got, want) || len(got) != 2 {
 		t.Errorf("from the whole listing %q, from git %q", got, want)
+	}
+}
+
+// TestReachableAgreesWithMergeBase compares the one-process reachability
+// of many commits with merge-base --is-ancestor for each: ancestors of
+// HEAD, commits of another branch, HEAD itself, an unknown id.
+func TestReachableAgreesWithMergeBase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	var all []string
+	for i := range 5 {
+		all = append(all, tr.Commit("main "+strconv.Itoa(i), map[string]string{"m.txt": strconv.Itoa(i)}))
+	}
+	tr.Git("checkout", "-q", "-b", "side", all[1])
+	for i := range 3 {
+		all = append(all, tr.Commit("side "+strconv.Itoa(i), map[string]string{"s.txt": strconv.Itoa(i)}))
+	}
+	tr.Git("checkout", "-q", "main")
+	head := tr.Head()
+	r := tr.open()
+	got := r.Reachable(ctx, head, all)
+	for _, c := range all {
+		if want := r.IsAncestor(ctx, c, head); got[c] != want {
+			t.Errorf("Reachable[%s] = %v, merge-base says %v", c[:8], got[c], want)
+		}
+	}
+	unknown := strings.Repeat("ab", 20)
+	if got := r.Reachable(ctx, head, append(all, unknown)); got[unknown] || !got[all[0]] || got[all[6]] {
+		t.Errorf("with an unknown id: %v", got)
 	}
 }

@@ -730,13 +730,18 @@ func (v *Vault) sessionCommits(ctx context.Context, rec notes.Session, journal n
 		}
 	}
 	head, _ := v.Repo.Head(ctx)
+	ids := make([]string, len(rec.Commits))
+	for i, c := range rec.Commits {
+		ids[i] = c.SHA
+	}
+	inHead := v.Repo.Reachable(ctx, head.Commit, ids)
 	seenPID := map[string]bool{}
 	var out []notes.SessionCommit
 	// Newest first, so a rewritten commit's live version wins.
 	for i := len(rec.Commits) - 1; i >= 0; i-- {
 		c := rec.Commits[i]
 		c.PatchID = pids[c.SHA]
-		reachable := (head.Commit != "" && v.Repo.IsAncestor(ctx, c.SHA, head.Commit)) || v.Repo.OnAnyBranch(ctx, c.SHA)
+		reachable := inHead[c.SHA] || v.Repo.OnAnyBranch(ctx, c.SHA)
 		if !reachable || notes.HasCommit(journal, shortSHA(c.SHA)) || queuedPlan[shortSHA(c.SHA)] {
 			continue
 		}
