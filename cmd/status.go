@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -138,9 +140,7 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 			if c.Trailers["Scribe-Fingerprint"] == "" {
 				continue
 			}
-			out, _ := r.Git(ctx, "log", "-1", "--format=%s%x00%cI", c.SHA)
-			subj, date, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
-			rep.LastWrap = &LastWrap{SHA: c.SHA, Modes: c.Trailers[gitops.TrailerMode], Subject: subj, Date: date}
+			rep.LastWrap = &LastWrap{SHA: c.SHA, Modes: c.Trailers[gitops.TrailerMode], Subject: c.Subject, Date: c.Date}
 			break
 		}
 	}
@@ -177,6 +177,19 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// mayHaveContracts reports whether dispatch contracts can exist: their
+// directory is in the work tree, or a sparse checkout may leave it out.
+func mayHaveContracts(r *gitops.Repo, dir string) bool {
+	if dir == "" {
+		return true
+	}
+	if fi, err := os.Stat(filepath.Join(r.WorkTree, filepath.FromSlash(dir))); err == nil && fi.IsDir() {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(r.GitDir, "info", "sparse-checkout"))
+	return err == nil
 }
 
 func renderStatus(ios *IOStreams, rep StatusReport) {
@@ -263,6 +276,14 @@ func renderStatus(ios *IOStreams, rep StatusReport) {
 // cards (or a dispatch setup that does not load) has none.
 func dispatchableCards(ctx context.Context, f *Factory) []string {
 	cards := []string{}
+	if r, err := f.Repo(ctx); err == nil {
+		if c, err := f.Config(ctx); err == nil && !mayHaveContracts(r, c.Config.Paths.Contracts) {
+			// Only a card with a contract has a job: without the contracts
+			// directory there is nothing to dispatch, and no reason to read
+			// every markdown file of a code repository to say so.
+			return cards
+		}
+	}
 	d, _, err := openDispatcher(ctx, f, dispatch.Flags{}, nil)
 	if err != nil {
 		return cards

@@ -20,8 +20,10 @@ func (r *Repo) VaultTip(ctx context.Context) (string, error) {
 
 // VaultCommit is one commit of the vault's history.
 type VaultCommit struct {
-	SHA      string
-	Subject  string
+	SHA     string
+	Subject string
+	// Date is the committer date, ISO 8601 (%cI).
+	Date     string
 	Trailers map[string]string
 }
 
@@ -35,18 +37,18 @@ func (r *Repo) VaultLog(ctx context.Context, tip string, n int) ([]VaultCommit, 
 	if isObjectID(tip) {
 		run = r.gitImmutable
 	}
-	out, err := run(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%B%x1e", tip)
+	out, err := run(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%cI%x00%B%x1e", tip)
 	if err != nil {
 		return nil, fmt.Errorf("read the vault history: %w", err)
 	}
 	var cs []VaultCommit
 	for _, rec := range strings.Split(string(out), "\x1e") {
 		rec = strings.TrimLeft(rec, "\n")
-		f := strings.SplitN(rec, "\x00", 3)
-		if len(f) != 3 {
+		f := strings.SplitN(rec, "\x00", 4)
+		if len(f) != 4 {
 			continue
 		}
-		cs = append(cs, VaultCommit{SHA: f[0], Subject: f[1], Trailers: ParseTrailers(f[2])})
+		cs = append(cs, VaultCommit{SHA: f[0], Subject: f[1], Date: f[2], Trailers: ParseTrailers(f[3])})
 	}
 	return cs, nil
 }
