@@ -656,7 +656,7 @@ func (v *Vault) absorbCommits(ctx context.Context, rec *notes.Session, head gito
 					need = append(need, c.SHA)
 				}
 			}
-			if infos, err := v.Repo.CommitInfos(ctx, need); err == nil {
+			if infos, err := v.commitInfos(ctx, need); err == nil {
 				for _, sha := range need {
 					ci, ok := infos[sha]
 					if !ok || ci.Missing || (ci.Time > 0 && !rec.Started.IsZero() && ci.Time < rec.Started.Add(-time.Minute).Unix()) {
