@@ -62,9 +62,11 @@ func (v *Vault) Bridge(ctx context.Context) (BridgeView, error) {
 	}
 	bv.Note, bv.Commit = note, note.Commit
 	if note.Commit != "" && len(note.Cites) > 0 {
-		if _, err := v.Repo.ResolveCommit(ctx, note.Commit); err != nil {
+		// The diff fails on a commit git no longer has (gc after an amend):
+		// every cited file may have changed since.
+		if ch, err := v.Repo.ChangedSince(ctx, note.Commit, note.Cites); err != nil {
 			bv.Stale = append([]string(nil), note.Cites...)
-		} else if ch, err := v.Repo.ChangedSince(ctx, note.Commit, note.Cites); err == nil {
+		} else {
 			bv.Stale = ch
 		}
 	}
