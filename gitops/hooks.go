@@ -40,6 +40,11 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 	if len(shas) == 0 {
 		return infos, nil
 	}
+	// The commits are nearly always there: read them at once, and only
+	// when git cannot (one is gone: gc after an amend) find out which.
+	if out, err := r.showCommits(ctx, shas); err == nil {
+		return parseCommitInfos(out, infos), nil
+	}
 	var present []string
 	var in strings.Builder
 	for _, s := range shas {
@@ -59,13 +64,27 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 	if len(present) == 0 {
 		return infos, nil
 	}
-	const sep = "\x1e"
-	args := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "show", "--no-walk=unsorted", "-z", "--numstat", "--no-renames",
-		"--format=" + sep + "%H%x00%ct%x00%s%x00%b%x00"}, present...)
-	out, err = r.Git(ctx, args...)
+	out, err = r.showCommits(ctx, present)
 	if err != nil {
 		return nil, fmt.Errorf("read recorded commits: %w", err)
 	}
+	return parseCommitInfos(out, infos), nil
+}
+
+const commitInfoSep = "\x1e"
+
+// showCommits is one `git show` of the commits' ids, times, subjects,
+// bodies and numstats.
+func (r *Repo) showCommits(ctx context.Context, shas []string) ([]byte, error) {
+	args := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "show", "--no-walk=unsorted", "-z", "--numstat", "--no-renames",
+		"--format=" + commitInfoSep + "%H%x00%ct%x00%s%x00%b%x00"}, shas...)
+	args = append(args, "--")
+	return r.Git(ctx, args...)
+}
+
+// parseCommitInfos adds showCommits' records to infos.
+func parseCommitInfos(out []byte, infos map[string]CommitInfo) map[string]CommitInfo {
+	sep := commitInfoSep
 	for _, rec := range strings.Split(string(out), sep) {
 		if rec == "" {
 			continue
@@ -93,5 +112,5 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 		}
 		infos[ci.SHA] = ci
 	}
-	return infos, nil
+	return infos
 }

@@ -276,3 +276,27 @@ func TestReachableAgreesWithMergeBase(t *testing.T) {
 		t.Errorf("with an unknown id: %v", got)
 	}
 }
+
+// TestCommitInfosWithAMissingCommit pins the fallback of CommitInfos: one
+// `git show` when every commit is there, and when one is gone (gc after an
+// amend), the others still read and the gone one marked Missing.
+func TestCommitInfosWithAMissingCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	c := tr.Commit("two files", map[string]string{"a.txt": "a\nb\n", "b.txt": "c\n"})
+	gone := strings.Repeat("0123456789", 4)
+	r := tr.open()
+	for _, shas := range [][]string{{c}, {c, gone}} {
+		infos, err := r.CommitInfos(ctx, shas)
+		if err != nil {
+			t.Fatalf("%v: %v", shas, err)
+		}
+		if ci := infos[c]; ci.Missing || ci.Subject != "two files" || ci.Added != 3 || len(ci.Files) != 2 {
+			t.Errorf("%v: info of %s = %+v", shas, c[:8], ci)
+		}
+		if len(shas) == 2 && !infos[gone].Missing {
+			t.Errorf("the gone commit is not marked missing: %+v", infos[gone])
+		}
+	}
+}
