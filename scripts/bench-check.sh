@@ -5,11 +5,7 @@
 # Needs hyperfine (apt-get install hyperfine). Usage: scripts/bench-check.sh [commits]
 set -eu
 commits=${1:-5000}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/bin/git-scribe" . && go build -o "$work/bin/genrepo" ./scripts/genrepo)
-export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
+BENCH_GENREPO=1 . "$(dirname "$0")/bench-env.sh"
 git init -q -b main "$work/repo"
 cd "$work/repo"
 genrepo -files 200 -commits "$commits" -journal | git fast-import --quiet

@@ -5,13 +5,7 @@
 # (`git scribe hook post-commit`) for comparison; median of 30 runs each.
 # Needs hyperfine (apt-get install hyperfine). Usage: scripts/bench-hook.sh
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/bin/git-scribe" .)
-export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
-git config --global user.email bench@example.com
-git config --global user.name Bench
+. "$(dirname "$0")/bench-env.sh"
 for v in none noop shell binary; do
   git init -q -b main "$work/$v"
   (cd "$work/$v" && for f in a b c; do echo 0 > $f; done && git add . && git commit -qm init)

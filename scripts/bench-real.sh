@@ -18,13 +18,7 @@
 set -eu
 src=$1
 runs=${2:-15}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/bin/git-scribe" .)
-export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
-git config --global user.email bench@example.com
-git config --global user.name Bench
+. "$(dirname "$0")/bench-env.sh"
 git config --global init.defaultBranch main
 repo="$work/repo"
 git clone -q "$src" "$repo"

@@ -7,13 +7,7 @@
 # (read once per session), and SessionEnd at 12 MB. Medians of 30 runs.
 # Needs hyperfine (apt-get install hyperfine). Usage: scripts/bench-stop.sh
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/bin/git-scribe" .)
-export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
-git config --global user.email bench@example.com
-git config --global user.name Bench
+. "$(dirname "$0")/bench-env.sh"
 repo="$work/repo"
 git init -q -b main "$repo"
 (cd "$repo" && for f in a b c d e; do echo 0 > $f.go; done && printf -- '- [ ] Parser\n- [ ] Docs\n' > progress.md &&

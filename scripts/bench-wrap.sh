@@ -6,13 +6,7 @@
 set -eu
 files=${1:-20000}
 commits=${2:-5000}
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && go build -o "$work/bin/git-scribe" . && go build -o "$work/bin/genrepo" ./scripts/genrepo)
-export PATH="$work/bin:$PATH" GIT_CONFIG_NOSYSTEM=1 HOME="$work"
-git config --global user.email bench@example.com
-git config --global user.name Bench
+BENCH_GENREPO=1 . "$(dirname "$0")/bench-env.sh"
 repo="$work/repo"
 git init -q -b main "$repo"
 cd "$repo"
