@@ -22,5 +22,5 @@ python3 - "$work/wrap.json" <<'PY' 2>/dev/null || true
 import json, sys
 r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 g, s = r["plain-git"]["median"], r["scribe-wrap"]["median"]
-print(f"median plain-git {g*1000:.1f} ms, scribe-wrap {s*1000:.1f} ms, ratio {s/g:.2f}x (target <= 1.5x)")
+print(f"median plain-git {g*1000:.1f} ms, scribe-wrap {s*1000:.1f} ms, ratio {s/g:.2f}x (target <= 1.2x, SPEC §10)")
 PY
