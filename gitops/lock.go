@@ -1,13 +1,16 @@
 package gitops
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	mrand "math/rand/v2"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -314,6 +317,9 @@ type HeldLock struct {
 
 // Locks lists the scribe locks currently held.
 func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
+	if r.noLockRefs() {
+		return nil, nil // every wrap asks; nearly always there are none
+	}
 	out, err := r.Git(ctx, "for-each-ref", "--format=%(refname) %(objectname)", LockRefPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list locks: %w", err)
@@ -345,6 +351,38 @@ func (r *Repo) Locks(ctx context.Context) ([]HeldLock, error) {
 // this is for the commands that do not, so that a kill leaves no lock
 // behind for status and check to report. With no lock held it runs one git
 // process. It returns how many it deleted.
+// noLockRefs reports, from the ref files, that no lock ref exists: no
+// loose ref under refs/scribe/locks/ and none in packed-refs. False when
+// the files cannot tell (reftable, an unreadable file): git is asked.
+func (r *Repo) noLockRefs() bool {
+	if r.CommonDir == "" {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "reftable")); err == nil {
+		return false
+	}
+	dir := filepath.Join(r.CommonDir, filepath.FromSlash(strings.TrimSuffix(LockRefPrefix, "/")))
+	empty := true
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			empty = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) || !empty {
+		return false
+	}
+	packed, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	if err != nil {
+		return os.IsNotExist(err)
+	}
+	return !bytes.Contains(packed, []byte(" "+LockRefPrefix))
+}
+
 func (r *Repo) ReapDeadLocks(ctx context.Context) int {
 	locks, err := r.Locks(ctx)
 	if err != nil {

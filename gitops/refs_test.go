@@ -300,3 +300,27 @@ func TestCommitInfosWithAMissingCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestNoLockRefsAgreesWithGit checks the files-only answer to "are there
+// lock refs?" against git in each state: none, a loose one, a packed one.
+func TestNoLockRefsAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	r := tr.open()
+	gitSays := func() bool { return strings.TrimSpace(tr.Git("for-each-ref", LockRefPrefix)) == "" }
+	if !r.noLockRefs() || !gitSays() {
+		t.Fatalf("fresh repository: files say none=%v, git none=%v", r.noLockRefs(), gitSays())
+	}
+	tr.Git("update-ref", LockRefPrefix+"wrap", tr.Head())
+	if r.noLockRefs() || gitSays() {
+		t.Errorf("a loose lock: files say none=%v", r.noLockRefs())
+	}
+	tr.Git("pack-refs", "--all")
+	if r.noLockRefs() || gitSays() {
+		t.Errorf("a packed lock: files say none=%v", r.noLockRefs())
+	}
+	tr.Git("update-ref", "-d", LockRefPrefix+"wrap")
+	if !r.noLockRefs() || !gitSays() {
+		t.Errorf("deleted: files say none=%v, git none=%v", r.noLockRefs(), gitSays())
+	}
+}
