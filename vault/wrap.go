@@ -623,16 +623,36 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		cs := j.Entries[i].Commits
 		for k := len(cs) - 1; k >= 0; k-- {
-			full, err := v.Repo.ResolveCommit(ctx, cs[k])
+			// One process for both questions: the merge base of an
+			// ancestor of head and head is that ancestor, so it answers
+			// with the full id of the abbreviation exactly when the
+			// journaled commit is in head's history.
+			if !isHexID(cs[k]) {
+				continue // hand-edited: never an argument git could take for an option
+			}
+			out, err := v.Repo.Git(ctx, "merge-base", cs[k], head)
 			if err != nil {
 				continue
 			}
-			if full == head || v.Repo.IsAncestor(ctx, full, head) {
+			if full := strings.TrimSpace(string(out)); strings.HasPrefix(full, strings.ToLower(cs[k])) {
 				return full
 			}
 		}
 	}
 	return ""
+}
+
+// isHexID reports whether s can be a (possibly abbreviated) object id.
+func isHexID(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for _, c := range strings.ToLower(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // dropScribeChanges keeps scribe's own commits in the range (a project rule,
