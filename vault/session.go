@@ -136,6 +136,9 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	rep.Session = id
 	v.Migrate(ctx)
 	head, err := v.Repo.Head(ctx)
+	if err == nil {
+		v.prefetchTracked(ctx, head)
+	}
 	if err != nil {
 		return rep, err
 	}

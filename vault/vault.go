@@ -38,6 +38,18 @@ type Vault struct {
 	tip      string // vaultTip's memo
 	tipKnown bool
 	infos    map[string]gitops.CommitInfo // commitInfos' memo
+
+	// tracked is the view paths' listing in the index, started early by
+	// prefetchTracked so it runs beside a command's other reads.
+	tracked *trackedListing
+}
+
+// trackedListing is one `git ls-files` of the view paths, in flight or done.
+type trackedListing struct {
+	paths []string // sorted: what was asked
+	done  chan struct{}
+	out   []byte
+	err   error
 }
 
 // Lander lands the queued records of one kind, oldest first; it reports

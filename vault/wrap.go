@@ -85,6 +85,9 @@ func shortSHA(s string) string {
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
 	if !in.DryRun {
 		v.Repo.ReapDeadLocks(ctx)
+		if head, err := v.Repo.Head(ctx); err == nil {
+			v.prefetchTracked(ctx, head)
+		}
 	}
 	rep, err := v.wrap(ctx, in)
 	if err == nil && !in.DryRun && rep.Commit == nil {
