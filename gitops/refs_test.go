@@ -208,6 +208,32 @@ func TestWorktreeChangesAgreeWithFullDiffs(t *testing.T) {
 		compare(t, tr, tr.Head(), []string{"own/journal.md", "own/untracked.md"})
 		compare(t, tr, tr.Head(), nil)
 	})
+	t.Run("intent to add, a type change, an executable bit", func(t *testing.T) {
+		tr := newRepo(t)
+		tr.Commit("base", map[string]string{"link-later.txt": "x\n", "script.sh": "echo\n", "mode.txt": "m\n"})
+		tr.Write("ita.txt", "intent\n")
+		tr.Git("add", "-N", "ita.txt")
+		if err := os.Remove(tr.Path("link-later.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("script.sh", tr.Path("link-later.txt")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(tr.Path("mode.txt"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		compare(t, tr, tr.Head(), nil)
+	})
+	t.Run("a conflicted merge", func(t *testing.T) {
+		tr := newRepo(t)
+		tr.Commit("base", map[string]string{"c.txt": "base\n"})
+		tr.Git("checkout", "-q", "-b", "other")
+		tr.Commit("theirs", map[string]string{"c.txt": "theirs\n"})
+		tr.Git("checkout", "-q", "main")
+		tr.Commit("ours", map[string]string{"c.txt": "ours\n"})
+		tr.GitErr("merge", "-q", "other") // conflicts on purpose
+		compare(t, tr, tr.Head(), nil)
+	})
 	t.Run("clean", func(t *testing.T) {
 		tr := newRepo(t)
 		compare(t, tr, tr.Head(), nil)
