@@ -244,17 +244,43 @@ func parseStatusV2(out []byte) (statusV2, error) {
 	return st, nil
 }
 
-// diffPaths is diff limited to paths (literal pathspecs), or over the whole
-// tree when there are too many to name.
+// diffPaths reads the diffstats of the paths status found changed (args
+// "--cached" TREE: staged against TREE; none: unstaged). It runs git's
+// plumbing, diff-index --cached and diff-files, which never refresh or
+// write the index: `git diff` writes refreshed stat data back under
+// index.lock even with optional locks off (a cloned or copied work tree,
+// touched files), and a person's `git commit` running at that moment
+// fails on it. No refresh is needed: status has set aside the files whose
+// stat data changed but whose content did not, so only its paths are
+// named — or, when there are too many to name, the whole tree is diffed
+// and what status did not report is dropped.
 func (r *Repo) diffPaths(ctx context.Context, exclude, paths []string, args ...string) ([]FileChange, error) {
+	cmd := "diff-files"
+	if len(args) > 0 && args[0] == "--cached" {
+		cmd = "diff-index"
+	}
 	if len(paths) > maxLimitedDiff {
-		return r.diff(ctx, exclude, args...)
+		all, err := r.diffWith(ctx, cmd, append([]string{"."}, excludeSpecs(exclude)...), args...)
+		if err != nil {
+			return nil, err
+		}
+		want := make(map[string]bool, len(paths))
+		for _, p := range paths {
+			want[p] = true
+		}
+		var out []FileChange
+		for _, f := range all {
+			if want[f.Path] || (f.OldPath != "" && want[f.OldPath]) {
+				out = append(out, f)
+			}
+		}
+		return out, nil
 	}
 	specs := make([]string, len(paths))
 	for i, p := range paths {
 		specs[i] = ":(literal)" + p
 	}
-	return r.diffSpecs(ctx, specs, args...)
+	return r.diffWith(ctx, cmd, specs, args...)
 }
 
 // clip cuts s to at most n bytes for an error message.
@@ -298,8 +324,14 @@ func (r *Repo) diff(ctx context.Context, exclude []string, args ...string) ([]Fi
 
 // diffSpecs is diff over pathspecs.
 func (r *Repo) diffSpecs(ctx context.Context, specs []string, args ...string) ([]FileChange, error) {
+	return r.diffWith(ctx, "diff", specs, args...)
+}
+
+// diffWith runs one of git's diff commands (diff, diff-index, diff-files)
+// with --raw --numstat -z over pathspecs.
+func (r *Repo) diffWith(ctx context.Context, cmd string, specs []string, args ...string) ([]FileChange, error) {
 	full := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "-c", "diff.renames=true",
-		"diff", "--raw", "--numstat", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args...)
+		cmd, "--raw", "--numstat", "-z", "-M", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}, args...)
 	full = append(full, "--")
 	full = append(full, specs...)
 	out, err := r.Git(ctx, full...)

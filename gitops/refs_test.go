@@ -1,14 +1,17 @@
 package gitops
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-scribe/git-scribe/internal/gittest"
 )
@@ -348,5 +351,62 @@ func TestNoLockRefsAgreesWithGit(t *testing.T) {
 	tr.Git("update-ref", "-d", LockRefPrefix+"wrap")
 	if !r.noLockRefs() || !gitSays() {
 		t.Errorf("deleted: files say none=%v, git none=%v", r.noLockRefs(), gitSays())
+	}
+}
+
+// TestWorktreeChangesLeaveTheIndexAlone pins that reading the work tree
+// never writes the user's index (a `git commit` starting meanwhile would
+// fail on index.lock): files whose stat data changed but whose content did
+// not, beside real edits, staged and unstaged.
+func TestWorktreeChangesLeaveTheIndexAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	files := map[string]string{}
+	n := maxLimitedDiff + 20 // more changes than are named to git one by one
+	for i := range n {
+		files["f"+strconv.Itoa(i)+".txt"] = "line\n"
+	}
+	tr.Commit("files", files)
+	for i := 3; i < maxLimitedDiff+4; i++ {
+		tr.Write("f"+strconv.Itoa(i)+".txt", "changed\n")
+	}
+	tr.Write("f1.txt", "changed\n")
+	tr.Write("f2.txt", "staged\n")
+	tr.Git("add", "f2.txt")
+	tr.Write("f2.txt", "staged and more\n")
+	// A copy of the repository: every entry's stat data (inode, times)
+	// disagrees with the index, as after cp -r or a backup restore, so
+	// `git diff` refreshes the index and writes it back (strace shows
+	// index.lock taken even with GIT_OPTIONAL_LOCKS=0).
+	dir := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-r", tr.Dir, dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	tr = repoAt(t, dir)
+	index := filepath.Join(dir, ".git", "index")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(index, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(index)
+	staged, unstaged, _, err := tr.open().worktreeChanges(ctx, nil, tr.Head())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(staged) != 1 || staged[0].Path != "f2.txt" || len(unstaged) != maxLimitedDiff+3 {
+		t.Errorf("staged %+v, %d unstaged; want f2.txt staged, %d unstaged", staged, len(unstaged), maxLimitedDiff+3)
+	}
+	after, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi2, _ := os.Stat(index)
+	if !bytes.Equal(before, after) || !fi.ModTime().Equal(fi2.ModTime()) {
+		t.Errorf("the index was rewritten (%d -> %d bytes, %v -> %v)", len(before), len(after), fi.ModTime(), fi2.ModTime())
 	}
 }
