@@ -120,6 +120,9 @@ func renderAudit(ios *IOStreams, a *followups.Audit) {
 		fmt.Fprintf(out, "  conversation: %d found, %d already durable, %d routed, %d skipped, %d unrouted\n",
 			c.Found, c.Durable, c.Routed, c.Skipped, c.Unrouted)
 	}
+	for _, u := range a.Unread {
+		fmt.Fprintf(out, "  not read: %s (%s); its follow-ups are missing from the dashboard, which says so\n", u.Path, u.Reason)
+	}
 	if n := len(a.PotentiallyLost); n > 0 {
 		fmt.Fprintf(out, "  potentially lost: %d\n", n)
 		why := ""

@@ -69,6 +69,10 @@ type SourceFile struct {
 	// Time is when the file last changed; items without a time of their
 	// own (a journal entry's, a dated Session header's) take it.
 	Time time.Time
+	// Unread, when set, says why the source could not be read (too large,
+	// unreadable): it has no Text, and the dashboard names it, so that its
+	// follow-ups are never missing without a word.
+	Unread string
 }
 
 // Tag origins: where a follow-up's project came from.
@@ -475,6 +479,14 @@ type Audit struct {
 	Conversation    *ConversationAudit `json:"conversation,omitempty"`
 	PotentiallyLost []LostFollowup     `json:"potentially_lost"`
 	Warnings        []string           `json:"warnings,omitempty"`
+	// Unread are the sources that could not be read, each with why.
+	Unread []UnreadSource `json:"unread_sources,omitempty"`
+}
+
+// UnreadSource is a follow-up source the regeneration could not read.
+type UnreadSource struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Dashboard is a regeneration's result: every open follow-up, ordered, the
@@ -505,6 +517,10 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 		counts[k] = &SourceCount{Kind: k}
 	}
 	for _, src := range sources {
+		if src.Unread != "" {
+			d.Audit.Unread = append(d.Audit.Unread, UnreadSource{Path: src.Path, Reason: src.Unread})
+			continue
+		}
 		c := counts[src.Kind]
 		if c == nil {
 			c = &SourceCount{Kind: src.Kind}
@@ -852,6 +868,7 @@ func (d Dashboard) Render() string {
 	b.WriteString("## Priorities\n\n")
 	if d.Shown == 0 {
 		b.WriteString("No open follow-ups.\n")
+		writeUnread(&b, d.Audit.Unread)
 		return b.String()
 	}
 	for _, p := range d.Items[:d.Shown] {
@@ -864,5 +881,18 @@ func (d Dashboard) Render() string {
 	if n := len(d.Audit.Untagged); n > 0 {
 		fmt.Fprintf(&b, "\n%d follow-up%s untagged: add a \"(project)\" prefix so it can be routed.\n", n, map[bool]string{true: " is", false: "s are"}[n == 1])
 	}
+	writeUnread(&b, d.Audit.Unread)
 	return b.String()
+}
+
+// writeUnread names the sources that could not be read: their follow-ups
+// are not on the dashboard, and it says so.
+func writeUnread(b *strings.Builder, unread []UnreadSource) {
+	if len(unread) == 0 {
+		return
+	}
+	b.WriteString("\nNot read, so their follow-ups are missing here:\n\n")
+	for _, u := range unread {
+		fmt.Fprintf(b, "- %s: %s\n", u.Path, u.Reason)
+	}
 }

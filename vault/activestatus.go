@@ -21,9 +21,9 @@ import (
 // write of ACTIVE-STATUS.md holds.
 const LockActiveStatus = "active-status"
 
-// maxSourceBytes caps one follow-up source; a bigger file is skipped with a
-// warning rather than read whole.
-const maxSourceBytes = 8 << 20
+// maxSourceBytes caps one follow-up source; a bigger file is not read
+// whole, and the dashboard names it (its follow-ups are missing, said so).
+const maxSourceBytes = 32 << 20
 
 // sourcePattern is one configured source glob and the kind it yields.
 type sourcePattern struct {
@@ -137,12 +137,17 @@ func (v *Vault) FollowupSources(ctx context.Context, over map[string][]byte) ([]
 			return
 		}
 		if fi.Size() > maxSourceBytes {
-			warns = append(warns, fmt.Sprintf("follow-up source %s skipped: %d bytes is over the %d MB limit", rel, fi.Size(), maxSourceBytes>>20))
+			why := fmt.Sprintf("%d MB is over the %d MB a source may have; split it", fi.Size()>>20, maxSourceBytes>>20)
+			warns = append(warns, fmt.Sprintf("follow-up source %s skipped: %s", rel, why))
+			src.Unread = why
+			srcs = append(srcs, src)
 			return
 		}
 		b, err := os.ReadFile(abs)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("follow-up source %s skipped: %v", rel, err))
+			src.Unread = err.Error()
+			srcs = append(srcs, src)
 			return
 		}
 		src.Text = string(b)
