@@ -197,7 +197,10 @@ func parsePatchLog(out string) ([]patchCommit, error) {
 // renames both sides name the same path, so P is half of what follows
 // "diff --git "; a path git quoted ("a/tab\there") is unquoted.
 func diffPath(header string) (string, error) {
-	rest := strings.TrimPrefix(header, "diff --git ")
+	rest, ok := strings.CutPrefix(header, "diff --git ")
+	if !ok {
+		return "", fmt.Errorf("bad diff header %q", shorten(header, 80))
+	}
 	if strings.HasPrefix(rest, `"`) {
 		end := 1
 		for end < len(rest) && rest[end] != '"' {
@@ -216,7 +219,7 @@ func diffPath(header string) (string, error) {
 		return p[2:], nil
 	}
 	n := (len(rest) - len("a/ b/")) / 2
-	if n < 1 || !strings.HasPrefix(rest, "a/") || rest[2+n:2+n+3] != " b/" {
+	if n < 1 || len(rest) != 2*n+len("a/ b/") || !strings.HasPrefix(rest, "a/") || rest[2+n:2+n+3] != " b/" || rest[2:2+n] != rest[2+n+3:] {
 		return "", fmt.Errorf("bad diff header %q", shorten(header, 80))
 	}
 	return rest[2 : 2+n], nil

@@ -486,3 +486,19 @@ func TestParseRawLog(t *testing.T) {
 		t.Fatalf("parsed %+v", cs)
 	}
 }
+
+func FuzzDiffPath(f *testing.F) {
+	f.Add("diff --git a/CLAUDE.md b/CLAUDE.md")
+	f.Add(`diff --git "a/t\tab" "b/t\tab"`)
+	f.Add("diff --git a/x")
+	f.Fuzz(func(t *testing.T, header string) {
+		p, err := diffPath(header)
+		if err != nil {
+			return
+		}
+		// An unquoted header names the path twice.
+		if !strings.HasPrefix(header, `diff --git "`) && header != "diff --git a/"+p+" b/"+p {
+			t.Errorf("diffPath(%q) = %q, which the header does not name twice", header, p)
+		}
+	})
+}

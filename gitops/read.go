@@ -222,6 +222,9 @@ func parseStatusV2(out []byte) (statusV2, error) {
 		case 'u':
 			fields = 10 // u XY sub m1 m2 m3 mW h1 h2 h3 path
 		case '?':
+			if len(rec) < 3 || rec[1] != ' ' {
+				return st, fmt.Errorf("parse git status output: bad record %q", clip(rec, 80))
+			}
 			st.untracked = append(st.untracked, rec[2:])
 			continue
 		case '!', '#':

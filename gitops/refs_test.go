@@ -410,3 +410,46 @@ func TestWorktreeChangesLeaveTheIndexAlone(t *testing.T) {
 		t.Errorf("the index was rewritten (%d -> %d bytes, %v -> %v)", len(before), len(after), fi.ModTime(), fi2.ModTime())
 	}
 }
+
+func FuzzParseStatusV2(f *testing.F) {
+	f.Add([]byte("1 .M N... 100644 100644 100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 a b.txt\x00? new file\x00"))
+	f.Add([]byte("u UU N... 100644 100644 100644 100644 1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 3333333333333333333333333333333333333333 c.txt\x00"))
+	f.Add([]byte("! ignored\x00# branch.oid x\x00"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		st, err := parseStatusV2(in)
+		if err != nil {
+			return
+		}
+		// Every path it returns stands in the input.
+		for _, list := range [][]string{st.staged, st.unstaged, st.untracked} {
+			for _, p := range list {
+				if !bytes.Contains(in, []byte(p)) {
+					t.Errorf("path %q is not in the input %q", p, in)
+				}
+			}
+		}
+	})
+}
+
+func FuzzPackedRef(f *testing.F) {
+	f.Add("# pack-refs with: peeled fully-peeled sorted \n" + strings.Repeat("a", 40) + " refs/heads/main\n")
+	f.Add(strings.Repeat("b", 40) + " refs/scribe/vault\n^" + strings.Repeat("c", 40) + "\n")
+	f.Add("garbage refs/heads/main\n")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, content string) {
+		path := filepath.Join(dir, "packed-refs")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"refs/heads/main", "refs/scribe/vault"} {
+			id, found, ok := packedRef(path, name)
+			if found && (!ok || !isObjectID(id)) {
+				t.Errorf("packedRef(%q) = %q, found %v, ok %v: found must be a valid id", content, id, found, ok)
+			}
+			if found && !strings.Contains(content, id+" "+name) {
+				t.Errorf("packedRef(%q) = %q, not a line of the file", content, id)
+			}
+		}
+	})
+}
