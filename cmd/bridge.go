@@ -83,8 +83,9 @@ func runBridge(ctx context.Context, f *Factory, o *BridgeOptions) error {
 	}
 	if !f.Active() {
 		// The view follows the checked-out branch (a checkout since the
-		// last write shows another branch's note).
-		for _, w := range v.RenderView(ctx) {
+		// last write shows another branch's note), and is rendered again
+		// when a view file is not what scribe last wrote.
+		for _, w := range v.RefreshStaleView(ctx) {
 			fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
 		}
 	}
@@ -175,7 +176,7 @@ func runBridgeHook(ctx context.Context, f *Factory, o *BridgeOptions, v *vault.V
 	if _, _, err := v.Drain(ctx); err != nil {
 		fmt.Fprintf(o.IO.ErrOut, "warning: landing queued writes failed: %v\n", err)
 	}
-	for _, w := range v.RenderView(ctx) {
+	for _, w := range v.RefreshStaleView(ctx) {
 		fmt.Fprintln(o.IO.ErrOut, "warning: "+w)
 	}
 	mem := 0

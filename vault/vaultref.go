@@ -125,11 +125,41 @@ func (v *Vault) RefreshStaleView(ctx context.Context) []string {
 	}
 	if st.Tip == tip {
 		head, err := v.Repo.Head(ctx)
-		if err != nil || head.Ref == st.Ref {
+		if err != nil || head.Ref == st.Ref && v.viewIntact(head, st) {
 			return nil
 		}
 	}
 	return v.RenderView(ctx)
+}
+
+// viewIntact reports whether every view file is as scribe last rendered it
+// (read and hashed in-process, no git): a file the person edited or
+// removed is rendered again, and an edit kept aside first, as RenderView
+// does.
+func (v *Vault) viewIntact(head gitops.Head, st viewState) bool {
+	for _, wp := range v.ViewPaths(head) {
+		abs, err := v.Repo.AbsNoLinks(wp)
+		if err != nil {
+			return false
+		}
+		want, ok := st.Rendered[wp]
+		if !ok {
+			// Not rendered: the vault had no such file at st.Tip (it
+			// would be at another tip). Intact while nothing is there.
+			if _, err := os.Lstat(abs); err == nil {
+				return false
+			}
+			continue
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			return false
+		}
+		if sum(b) != want {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *Vault) viewStateFile() string {
