@@ -131,13 +131,22 @@ func (b *ruleBook) selectRules(text string) map[string]bool {
 	return ids
 }
 
-// compile compiles the rules ids (which must include what they require).
+// compile compiles the rules ids and the rules they require (gitleaks
+// checks, rule by rule, that a required rule is in the same set).
 func (b *ruleBook) compile(ids []string) (map[string]config.Rule, error) {
 	vc := b.vc
 	vc.Allowlists, vc.AllowList = nil, nil
 	vc.Rules = vc.Rules[:0:0]
-	for _, id := range ids {
+	seen := map[string]bool{}
+	for len(ids) > 0 {
+		id := ids[len(ids)-1]
+		ids = ids[:len(ids)-1]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
 		vc.Rules = append(vc.Rules, b.vc.Rules[b.index[id]])
+		ids = append(ids, b.requires[id]...)
 	}
 	cfg, err := vc.Translate()
 	if err != nil {

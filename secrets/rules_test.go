@@ -122,3 +122,43 @@ func key(fs []report.Finding) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestLazyRulesCompileWhatACompositeNeeds pins that a composite rule
+// compiled after the rules it requires (already compiled for an earlier
+// text) still compiles: gitleaks checks that a required rule is in the
+// same set. gitleaks' defaults have no composite rule today, so the book is
+// made here, in gitleaks' own format.
+func TestLazyRulesCompileWhatACompositeNeeds(t *testing.T) {
+	t.Parallel()
+	b, err := decodeBook(`
+[[rules]]
+id = "part"
+regex = 'part-[0-9]{4}'
+keywords = ["part-"]
+
+[[rules]]
+id = "whole"
+regex = 'whole-[0-9]{4}'
+keywords = ["whole-"]
+[[rules.required]]
+id = "part"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lazy lazyDetector
+	if _, err := lazy.detectorFor(b, setOf([]string{"part"})); err != nil {
+		t.Fatalf("the required rule alone: %v", err)
+	}
+	if _, err := lazy.detectorFor(b, setOf([]string{"whole"})); err != nil {
+		t.Errorf("the composite rule after the rule it requires: %v", err)
+	}
+}
+
+func setOf(ids []string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
