@@ -145,7 +145,11 @@ func (b *ruleBook) compile(ids []string) (map[string]config.Rule, error) {
 			continue
 		}
 		seen[id] = true
-		vc.Rules = append(vc.Rules, b.vc.Rules[b.index[id]])
+		r := b.vc.Rules[b.index[id]]
+		// Translate lowercases a rule's keywords in place: its own copy, so
+		// two detectors compiling at once never write the book's.
+		r.Keywords = slices.Clone(r.Keywords)
+		vc.Rules = append(vc.Rules, r)
 		ids = append(ids, b.requires[id]...)
 	}
 	cfg, err := vc.Translate()
