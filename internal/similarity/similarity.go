@@ -107,7 +107,7 @@ const gramQ = 4
 //     prefix. Only prefixes are indexed and probed; being made of rare
 //     grams, they keep the posting lists short.
 //   - Position filter: a surviving gram moves by at most k positions, so a
-//     probe reads only the index buckets within k of its gram.
+//     probe keeps only the postings within k of its gram.
 //   - Length filter: lengths differing by more than k cannot be within k.
 //   - Count filter (the q-gram lemma): texts within k edits share at least
 //     n − q·k of the longer one's n grams, counted with multiplicity.
@@ -132,16 +132,6 @@ type distinctGram struct {
 	h          uint64
 	df         int32
 	start, end int32
-}
-
-// posBucketBits groups gram positions into buckets of 8 in the index: a
-// probe looks only at the buckets within k positions of its gram.
-const posBucketBits = 3
-
-// bucketKey is the index key of a gram in a position bucket (a collision
-// only adds candidates).
-func bucketKey(h uint64, bucket int) uint64 {
-	return h ^ (uint64(bucket)+1)*0x9e3779b97f4a7c15
 }
 
 // posting is one indexed occurrence of a gram.
@@ -270,23 +260,25 @@ func (x *Index) Pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 			continue
 		}
 		// Probe: a shared gram must also sit within k positions (k edits
-		// shift a gram by at most k), so only nearby buckets are read.
+		// shift a gram by at most k).
 		cands = cands[:0]
 		mark := int32(step) + 1
 		for _, d := range distinct[id][:prefixLen(id, k)] {
+			// One lookup per distinct gram: the prefix holds a text's
+			// rarest grams, so their posting lists are short, and the
+			// position filter below reads them whole faster than a lookup
+			// per position bucket would.
+			list := index[d.h]
 			for _, g := range grams[id][d.start:d.end] {
-				lo, hi := max(0, int(g.pos)-k), int(g.pos)+k
-				for b := lo >> posBucketBits; b <= hi>>posBucketBits; b++ {
-					for _, p := range index[bucketKey(d.h, b)] {
-						if abs(int(g.pos-p.pos)) > k {
-							continue
-						}
-						if seen[p.id] != mark {
-							seen[p.id] = mark
-							// Length filter: y is no longer than t.
-							if len(t)-int(lengths[p.id]) <= k {
-								cands = append(cands, p.id)
-							}
+				for _, p := range list {
+					if abs(int(g.pos-p.pos)) > k {
+						continue
+					}
+					if seen[p.id] != mark {
+						seen[p.id] = mark
+						// Length filter: y is no longer than t.
+						if len(t)-int(lengths[p.id]) <= k {
+							cands = append(cands, p.id)
 						}
 					}
 				}
@@ -294,10 +286,11 @@ func (x *Index) Pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 		}
 		indexLen := prefixLen(id, kIndex)
 		for _, d := range distinct[id][:indexLen] {
+			list := index[d.h]
 			for _, g := range grams[id][d.start:d.end] {
-				key := bucketKey(d.h, int(g.pos)>>posBucketBits)
-				index[key] = append(index[key], posting{id: int32(id), pos: g.pos})
+				list = append(list, posting{id: int32(id), pos: g.pos})
 			}
+			index[d.h] = list
 		}
 		alpha := len(multi[id]) - gramQ*k
 		for _, y := range cands {
