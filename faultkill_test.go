@@ -320,7 +320,7 @@ func TestKillAtEveryStep(t *testing.T) {
 			// Always on: from the vault commit naming the record to its
 			// removal; before it, this is the vault path.
 			from: regexp.MustCompile(`update-ref -m scribe: vault commit`),
-			args:  []string{"wrap", "--mode", "journal", "--hint", "Lands the queue."},
+			args: []string{"wrap", "--mode", "journal", "--hint", "Lands the queue."},
 			landedOnce: func(b *faultBox, dir string) error {
 				journal, err := b.gitErr(dir, "show", gitops.VaultRef+":journal.md")
 				if err != nil {
