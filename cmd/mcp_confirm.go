@@ -368,7 +368,7 @@ func (s *mcpServer) routeKept(ctx context.Context, c *mcpCall, v *vault.Vault, i
 		return nil, err
 	}
 	cands := vault.Candidates(pending)
-	routes, unknown := rf.Apply(cands, v.Config.Followups.Similarity)
+	routes, unknown := rf.Apply(cands, v.Similarity())
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("nothing asked, nothing routed: no kept follow-up matches %s (git scribe followups lists them with their numbers)", strings.Join(quoteAll(unknown), ", "))
 	}
@@ -391,7 +391,7 @@ func (s *mcpServer) routeKept(ctx context.Context, c *mcpCall, v *vault.Vault, i
 			if err != nil {
 				return nil, "", err
 			}
-			again, _ := rf.Apply(vault.Candidates(now), v.Config.Followups.Similarity) // what the person saw, by text
+			again, _ := rf.Apply(vault.Candidates(now), v.Similarity()) // what the person saw, by text
 			rep, err := v.RoutePending(ctx, now, again)
 			if err != nil {
 				return nil, "", err
@@ -430,7 +430,7 @@ func (s *mcpServer) followupsRoute(ctx context.Context, c *mcpCall, in mcpFollow
 	if err != nil {
 		return nil, err
 	}
-	theta := v.Config.Followups.Similarity
+	theta := v.Similarity()
 	ex, err := v.ExtractConversation(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript %s: %w", in.Transcript, err)

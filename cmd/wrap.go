@@ -411,7 +411,7 @@ func routePendingFile(ctx context.Context, v *vault.Vault, path string) (int, er
 	if err != nil || len(pending) == 0 {
 		return 0, err
 	}
-	routes, _ := rf.Apply(vault.Candidates(pending), v.Config.Followups.Similarity)
+	routes, _ := rf.Apply(vault.Candidates(pending), v.Similarity())
 	if _, err := v.RoutePending(ctx, pending, routes); err != nil {
 		return 0, err
 	}

@@ -304,7 +304,7 @@ func (v *Vault) DefaultProject(srcs []followups.SourceFile) string {
 
 func (v *Vault) mergeOptions(srcs []followups.SourceFile) followups.MergeOptions {
 	f := v.Config.Followups
-	return followups.MergeOptions{Section: f.Section, Cap: f.Cap, Similarity: f.Similarity, DefaultProject: v.DefaultProject(srcs)}
+	return followups.MergeOptions{Section: f.Section, Cap: f.Cap, Similarity: v.Similarity(), DefaultProject: v.DefaultProject(srcs)}
 }
 
 // ActiveStatus computes the dashboard from the durable sources as they are

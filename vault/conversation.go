@@ -8,6 +8,31 @@ import (
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
+// extractFollowups finds the follow-ups conv announces, with the
+// configured keywords and similarity, their text and quote redacted.
+func (v *Vault) extractFollowups(conv []transcript.Turn) []followups.Candidate {
+	f := v.Config.Followups
+	kw := followups.Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
+	if len(kw.EN)+len(kw.KR) == 0 {
+		kw = followups.DefaultKeywords()
+	}
+	cands := followups.ExtractFollowups(conv, kw, v.Similarity())
+	for i := range cands {
+		cands[i].Text = v.redact(cands[i].Text)
+		cands[i].Quote = v.redact(cands[i].Quote)
+	}
+	return cands
+}
+
+// Similarity is the configured follow-up similarity threshold, the
+// default where the configuration gives none in (0, 1].
+func (v *Vault) Similarity() float64 {
+	if s := v.Config.Followups.Similarity; s > 0 && s <= 1 {
+		return s
+	}
+	return followups.DefaultSimilarity
+}
+
 // ExtractConversation reads the transcript at path (Claude Code JSONL,
 // Codex JSONL or text; corrupt lines are skipped and counted), finds the
 // follow-ups said in its user and assistant turns (sidechains, tool output
@@ -21,27 +46,14 @@ func (v *Vault) ExtractConversation(ctx context.Context, path string) (followups
 		return ex, err
 	}
 	ex.Format, ex.Stats = t.Format, t.Stats
-	f := v.Config.Followups
-	kw := followups.Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
-	if len(kw.EN)+len(kw.KR) == 0 {
-		kw = followups.DefaultKeywords()
-	}
-	theta := f.Similarity
-	if theta <= 0 || theta > 1 {
-		theta = followups.DefaultSimilarity
-	}
-	cands := followups.ExtractFollowups(t.Conversation(), kw, theta)
-	for i := range cands {
-		cands[i].Text = v.redact(cands[i].Text)
-		cands[i].Quote = v.redact(cands[i].Quote)
-	}
+	cands := v.extractFollowups(t.Conversation())
 	srcs, _, err := v.FollowupSources(ctx, nil)
 	if err != nil {
 		return ex, fmt.Errorf("read follow-up sources: %w", err)
 	}
 	d := followups.Regenerate(srcs, v.mergeOptions(srcs))
 	ex.Sources = srcs
-	followups.MarkDurable(cands, d.Mentions, theta)
+	followups.MarkDurable(cands, d.Mentions, v.Similarity())
 	// Orphans are numbered 1..n: the numbers a person answers with.
 	def := v.DefaultProject(srcs)
 	n := 0

@@ -489,16 +489,7 @@ func (v *Vault) extractInto(ctx context.Context, rec *notes.Session, conv []tran
 	if len(conv) == 0 || (len(conv) == 1 && strings.TrimSpace(conv[0].Text) == "") {
 		return nil
 	}
-	f := v.Config.Followups
-	kw := followups.Keywords{EN: f.KeywordsEN, KR: f.KeywordsKR}
-	if len(kw.EN)+len(kw.KR) == 0 {
-		kw = followups.DefaultKeywords()
-	}
-	theta := f.Similarity
-	if theta <= 0 || theta > 1 {
-		theta = followups.DefaultSimilarity
-	}
-	cands := followups.ExtractFollowups(conv, kw, theta)
+	cands := v.extractFollowups(conv)
 	if len(cands) == 0 {
 		return warns
 	}
@@ -506,7 +497,7 @@ func (v *Vault) extractInto(ctx context.Context, rec *notes.Session, conv []tran
 	if err != nil {
 		warns = append(warns, "follow-up sources: "+err.Error())
 	}
-	followups.MarkDurable(cands, followups.Regenerate(srcs, v.mergeOptions(srcs)).Mentions, theta)
+	followups.MarkDurable(cands, followups.Regenerate(srcs, v.mergeOptions(srcs)).Mentions, v.Similarity())
 	def := v.DefaultProject(srcs)
 	for _, c := range cands {
 		st := notes.FollowupPending
@@ -517,7 +508,7 @@ func (v *Vault) extractInto(ctx context.Context, rec *notes.Session, conv []tran
 		if proj == "" {
 			proj = def
 		}
-		rec.AddFollowup(notes.SessionFollowup{Text: v.redact(c.Text), Project: proj, Quote: v.redact(c.Quote), Status: st})
+		rec.AddFollowup(notes.SessionFollowup{Text: c.Text, Project: proj, Quote: c.Quote, Status: st}) // redacted by extractFollowups
 	}
 	return warns
 }

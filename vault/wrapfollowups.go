@@ -60,7 +60,7 @@ func (v *Vault) ExtractAndRoute(ctx context.Context, o ExtractOptions) (*Followu
 	if len(ex.Orphans) == 0 {
 		return fr, nil
 	}
-	theta := v.Config.Followups.Similarity
+	theta := v.Similarity()
 	var routes map[int]followups.Route
 	switch {
 	case o.DryRun:
@@ -182,7 +182,7 @@ func (v *Vault) FollowupsAfterWrap(ctx context.Context, in notes.WrapInput, rep 
 		for i, n := range in.Next {
 			cands[i] = followups.Candidate{N: i + 1, Text: v.redact(n)} // as the journal has it
 		}
-		for _, c := range followups.MarkDurable(cands, d.Mentions, v.Config.Followups.Similarity) {
+		for _, c := range followups.MarkDurable(cands, d.Mentions, v.Similarity()) {
 			a.PotentiallyLost = append(a.PotentiallyLost, followups.LostFollowup{Text: c.Text, Reason: "not journaled",
 				Detail: "this wrap wrote no journal entry (" + rep.Reason + "); keep it with git scribe wrap --mode journal --next …"})
 		}
