@@ -117,57 +117,59 @@ func newHelpCmd() *cobra.Command {
 	}
 }
 
-// installVersion is what `go install github.com/git-scribe/git-scribe@…`
-// needs to get this very binary: its module version, else the commit it
-// was built from (a clean tree); "" when neither names it.
-func installVersion() string {
+// buildInfo is the module version and the VCS revision the binary was
+// built from, and whether the tree had uncommitted changes; ok is false
+// without build info.
+func buildInfo() (module, rev string, dirty, ok bool) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return ""
+		return "", "", false, false
 	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				return ""
-			}
+			dirty = s.Value == "true"
 		}
+	}
+	return bi.Main.Version, rev, dirty, true
+}
+
+// installVersion is what `go install github.com/git-scribe/git-scribe@…`
+// needs to get this very binary: its module version, else the commit it
+// was built from (a clean tree); "" when neither names it.
+func installVersion() string {
+	module, rev, dirty, ok := buildInfo()
+	switch {
+	case !ok:
+		return ""
+	case module != "" && module != "(devel)":
+		return module
+	case dirty:
+		return ""
 	}
 	return rev
 }
 
 // version reads the module version and VCS revision from build info.
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
+	module, rev, dirty, ok := buildInfo()
 	if !ok {
 		return "unknown"
 	}
-	v := bi.Main.Version
+	v := module
 	if v == "" {
 		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
 	}
 	if rev != "" && v == "(devel)" {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		v += " " + rev + dirty
+		v += " " + rev
+		if dirty {
+			v += "-dirty"
+		}
 	}
 	return v
 }
