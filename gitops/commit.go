@@ -275,6 +275,11 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		// killed holding it): queue rather than fail — nothing is lost.
 		return res, &DeferredError{Reason: le.Error()}
 	}
+	if lock, held := heldRefLock(err); held {
+		// Another git holds a ref's lock file (the branch's, the vault's),
+		// or a crashed one left it: the write waits in the queue.
+		return res, &DeferredError{Reason: fmt.Sprintf("a ref is locked by another git process (%s exists; if no git is running, a crashed one left it: remove it); the write is queued and lands at the next git scribe command", lock)}
+	}
 	// A read-only or full git dir (an agent's sandbox): queue in the state
 	// dir, land at the next command that can write (principle 4).
 	return res, r.DeferUnwritable(err)
@@ -475,11 +480,6 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest, w *branchWrite
 		}
 		fail()
 		os.Remove(intent)
-		if lock, held := heldRefLock(err); held {
-			// Another git holds the branch's lock, or a crashed one left it:
-			// the write waits in the queue instead of failing.
-			return CommitResult{}, false, &DeferredError{Reason: fmt.Sprintf("%s is locked by another git process (%s exists; if no git is running, a crashed one left it: remove it); the write is queued and lands at the next git scribe command", head.Ref, lock)}
-		}
 		return CommitResult{}, false, fmt.Errorf("move %s to the scribe commit: %w", head.Ref, err)
 	}
 	os.Remove(intent)
@@ -491,7 +491,7 @@ func (r *Repo) commitOnce(ctx context.Context, req CommitRequest, w *branchWrite
 // exists ("Unable to create '….lock': File exists"), and the lock file.
 func heldRefLock(err error) (string, bool) {
 	var ge *GitError
-	if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "File exists") {
+	if !errors.As(err, &ge) || !strings.Contains(ge.Stderr, "File exists") || !strings.Contains(ge.Stderr, "cannot lock ref") {
 		return "", false
 	}
 	_, rest, ok := strings.Cut(ge.Stderr, "Unable to create '")
