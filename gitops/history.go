@@ -10,30 +10,6 @@ import (
 // subject (people write those too), identifies them.
 const TrailerMode = "Scribe-Mode"
 
-// ScribeCommit is the newest scribe commit reachable from HEAD.
-type ScribeCommit struct {
-	SHA      string
-	Trailers map[string]string
-}
-
-// LastScribeCommit finds the newest commit on HEAD's history carrying the
-// Scribe-Mode trailer; ok is false when there is none.
-func (r *Repo) LastScribeCommit(ctx context.Context, head string) (ScribeCommit, bool, error) {
-	if head == "" {
-		return ScribeCommit{}, false, nil
-	}
-	out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%B", "--grep=^"+TrailerMode+": ", head)
-	if err != nil {
-		return ScribeCommit{}, false, fmt.Errorf("find the last scribe commit: %w", err)
-	}
-	s := strings.TrimSpace(string(out))
-	if s == "" {
-		return ScribeCommit{}, false, nil
-	}
-	sha, body, _ := strings.Cut(s, "\x00")
-	return ScribeCommit{SHA: sha, Trailers: ParseTrailers(body)}, true, nil
-}
-
 // ParseTrailers reads "Key: value" lines from the last paragraph of a message.
 func ParseTrailers(msg string) map[string]string {
 	msg = strings.TrimRight(msg, "\n")

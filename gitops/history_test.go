@@ -2,7 +2,9 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -92,4 +94,32 @@ func TestChangedSince(t *testing.T) {
 	if _, err := r.ResolveCommit(ctx, "no-such-rev"); err == nil {
 		t.Errorf("ResolveCommit accepted a bad revision")
 	}
+}
+
+// The helper below was the engine's once and has no caller there now
+// (an unbounded `git log --grep` walk must not come back on a waited-for
+// path): the tests keep it to pin trailer parsing.
+
+// ScribeCommit is the newest scribe commit reachable from HEAD.
+type ScribeCommit struct {
+	SHA      string
+	Trailers map[string]string
+}
+
+// LastScribeCommit finds the newest commit on HEAD's history carrying the
+// Scribe-Mode trailer; ok is false when there is none.
+func (r *Repo) LastScribeCommit(ctx context.Context, head string) (ScribeCommit, bool, error) {
+	if head == "" {
+		return ScribeCommit{}, false, nil
+	}
+	out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%B", "--grep=^"+TrailerMode+": ", head)
+	if err != nil {
+		return ScribeCommit{}, false, fmt.Errorf("find the last scribe commit: %w", err)
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return ScribeCommit{}, false, nil
+	}
+	sha, body, _ := strings.Cut(s, "\x00")
+	return ScribeCommit{SHA: sha, Trailers: ParseTrailers(body)}, true, nil
 }

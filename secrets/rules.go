@@ -230,21 +230,3 @@ func newDetectorOf(b *ruleBook, rules map[string]config.Rule) *detect.Detector {
 	det.IgnoreGitleaksAllow = true
 	return det
 }
-
-// newDetector returns a detector over every default rule, compiled now:
-// what the lazy detector must agree with (tests).
-func newDetector() (*detect.Detector, error) {
-	b, err := defaultBook()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(b.vc.Rules))
-	for _, r := range b.vc.Rules {
-		ids = append(ids, r.ID)
-	}
-	rules, err := b.compile(ids)
-	if err != nil {
-		return nil, fmt.Errorf("compile default rules: %w", err)
-	}
-	return newDetectorOf(b, rules), nil
-}

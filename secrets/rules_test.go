@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
@@ -161,4 +162,22 @@ func setOf(ids []string) map[string]bool {
 		m[id] = true
 	}
 	return m
+}
+
+// newDetector returns a detector over every default rule, compiled now:
+// what the lazy detector must agree with.
+func newDetector() (*detect.Detector, error) {
+	b, err := defaultBook()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(b.vc.Rules))
+	for _, r := range b.vc.Rules {
+		ids = append(ids, r.ID)
+	}
+	rules, err := b.compile(ids)
+	if err != nil {
+		return nil, fmt.Errorf("compile default rules: %w", err)
+	}
+	return newDetectorOf(b, rules), nil
 }
