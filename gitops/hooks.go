@@ -33,6 +33,39 @@ type CommitInfo struct {
 // FileStat is one file's numstat in a commit (-1 for binary files).
 type FileStat struct{ Added, Deleted int }
 
+// ResolveCommits resolves many commit ids, full or abbreviated, with one
+// `git cat-file --batch-check`: the full id of each that names a commit;
+// one that is missing, ambiguous or not a commit is left out. Each id is
+// one line of git's input, never an argument.
+func (r *Repo) ResolveCommits(ctx context.Context, ids []string) (map[string]string, error) {
+	full := map[string]string{}
+	var in strings.Builder
+	var asked []string
+	for _, id := range ids {
+		if id == "" || strings.ContainsAny(id, "\n\r") {
+			continue
+		}
+		in.WriteString(id + "\n")
+		asked = append(asked, id)
+	}
+	if len(asked) == 0 {
+		return full, nil
+	}
+	out, err := r.gitIn(ctx, runOpts{stdin: []byte(in.String())}, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, err
+	}
+	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if i >= len(asked) {
+			break
+		}
+		if oid, typ, ok := strings.Cut(line, " "); ok && typ == "commit" && isObjectID(oid) {
+			full[asked[i]] = oid
+		}
+	}
+	return full, nil
+}
+
 // CommitInfos reads subject, message body and numstat of many commits with
 // one git process.
 func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]CommitInfo, error) {
@@ -45,26 +78,22 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 	if out, err := r.showCommits(ctx, shas); err == nil {
 		return parseCommitInfos(out, infos), nil
 	}
-	var present []string
-	var in strings.Builder
-	for _, s := range shas {
-		in.WriteString(s + "\n")
-	}
-	out, err := r.gitIn(ctx, runOpts{stdin: []byte(in.String())}, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	full, err := r.ResolveCommits(ctx, shas)
 	if err != nil {
 		return nil, fmt.Errorf("check recorded commits: %w", err)
 	}
-	for i, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if i < len(shas) && strings.HasSuffix(line, " commit") {
-			present = append(present, shas[i])
-		} else if i < len(shas) {
-			infos[shas[i]] = CommitInfo{SHA: shas[i], Missing: true}
+	var present []string
+	for _, sha := range shas {
+		if full[sha] != "" {
+			present = append(present, sha)
+		} else {
+			infos[sha] = CommitInfo{SHA: sha, Missing: true}
 		}
 	}
 	if len(present) == 0 {
 		return infos, nil
 	}
-	out, err = r.showCommits(ctx, present)
+	out, err := r.showCommits(ctx, present)
 	if err != nil {
 		return nil, fmt.Errorf("read recorded commits: %w", err)
 	}

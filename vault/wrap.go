@@ -623,23 +623,43 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 		return ""
 	}
 	j := notes.ParseJournal(string(files[notes.VaultJournal]))
+	var cands []string // newest first
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		cs := j.Entries[i].Commits
 		for k := len(cs) - 1; k >= 0; k-- {
-			// One process for both questions: the merge base of an
-			// ancestor of head and head is that ancestor, so it answers
-			// with the full id of the abbreviation exactly when the
-			// journaled commit is in head's history.
-			if !isHexID(cs[k]) {
-				continue // hand-edited: never an argument git could take for an option
+			if isHexID(cs[k]) { // hand-edited text never reaches git
+				cands = append(cands, cs[k])
 			}
-			out, err := v.Repo.Git(ctx, "merge-base", cs[k], head)
-			if err != nil {
-				continue
-			}
-			if full := strings.TrimSpace(string(out)); strings.HasPrefix(full, strings.ToLower(cs[k])) {
-				return full
-			}
+		}
+	}
+	if len(cands) == 0 {
+		return ""
+	}
+	// Nearly always the newest journaled commit is in head's history: one
+	// merge-base says so and gives its full id (the merge base of an
+	// ancestor of head and head is that ancestor).
+	if out, err := v.Repo.Git(ctx, "merge-base", cands[0], head); err == nil {
+		if f := strings.TrimSpace(string(out)); strings.HasPrefix(f, strings.ToLower(cands[0])) {
+			return f
+		}
+	}
+	// Else two processes however many entries: one resolves every
+	// abbreviation, one says which are in head's history.
+	cands = cands[1:]
+	full, err := v.Repo.ResolveCommits(ctx, cands)
+	if err != nil || len(full) == 0 {
+		return ""
+	}
+	var ids []string
+	for _, c := range cands {
+		if f := full[c]; f != "" {
+			ids = append(ids, f)
+		}
+	}
+	inHead := v.Repo.Reachable(ctx, head, ids)
+	for _, c := range cands {
+		if f := full[c]; f != "" && inHead[f] {
+			return f
 		}
 	}
 	return ""
