@@ -12,9 +12,12 @@ import (
 // with before it writes.
 type noSecrets struct{ meta }
 
+// NoSecretsID is the id of the rule that scans vault files for secrets.
+const NoSecretsID = "SCR008"
+
 func newNoSecrets() Rule {
 	return noSecrets{meta{
-		id: "SCR008", name: "no-secrets", severity: SeverityError,
+		id: NoSecretsID, name: "no-secrets", severity: SeverityError,
 		describe: "no secret (API keys, tokens, private keys: the rules of the gitleaks scanner) in the journal, archive, bridge note, progress.md, ACTIVE-STATUS.md, trap records or memory files",
 	}}
 }

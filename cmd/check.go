@@ -108,7 +108,9 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	go secrets.Warm() // SCR008's rules decode while git resolves the history
+	if slices.ContainsFunc(rules, func(r check.Rule) bool { return r.ID() == check.NoSecretsID }) {
+		go secrets.Warm() // SCR008's rules decode while git resolves the history
+	}
 	repo, err := opts.Factory.Repo(ctx)
 	if err != nil {
 		return err
