@@ -31,6 +31,10 @@ var faultKillAt = func() int64 {
 	return n
 }()
 
+// traceEpoch is when this process began, to the trace's nearest
+// measure: its lines say when each git call started.
+var traceEpoch = time.Now()
+
 // faultSteps counts the steps this process has finished.
 var faultSteps atomic.Int64
 

@@ -85,7 +85,8 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	start := time.Now()
 	err := cmd.Run()
 	stepDone(func() string {
-		return fmt.Sprintf("%6.1f ms git %s", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "))
+		return fmt.Sprintf("%6.1f ms git %s  [@%.1f ms]", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "),
+			float64(start.Sub(traceEpoch).Microseconds())/1000)
 	})
 	if err != nil {
 		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}

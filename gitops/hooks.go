@@ -26,8 +26,9 @@ type CommitInfo struct {
 	Stats   []FileStat // per file, parallel to Files
 	Added   int
 	Deleted int
-	Time    int64 // committer time, Unix seconds
-	Missing bool  // the object is gone (gc after an amend)
+	Time    int64    // committer time, Unix seconds
+	Parents []string // full ids, first parent first
+	Missing bool     // the object is gone (gc after an amend)
 }
 
 // FileStat is one file's numstat in a commit (-1 for binary files).
@@ -102,11 +103,11 @@ func (r *Repo) CommitInfos(ctx context.Context, shas []string) (map[string]Commi
 
 const commitInfoSep = "\x1e"
 
-// showCommits is one `git show` of the commits' ids, times, subjects,
-// bodies and numstats.
+// showCommits is one `git show` of the commits' ids, times, parents,
+// subjects, bodies and numstats.
 func (r *Repo) showCommits(ctx context.Context, shas []string) ([]byte, error) {
 	args := append([]string{"-c", "core.bigFileThreshold=" + BigFileThreshold, "show", "--no-walk=unsorted", "-z", "--numstat", "--no-renames",
-		"--format=" + commitInfoSep + "%H%x00%ct%x00%s%x00%b%x00"}, shas...)
+		"--format=" + commitInfoSep + "%H%x00%ct%x00%P%x00%s%x00%b%x00"}, shas...)
 	args = append(args, "--")
 	return r.Git(ctx, args...)
 }
@@ -118,14 +119,14 @@ func parseCommitInfos(out []byte, infos map[string]CommitInfo) map[string]Commit
 		if rec == "" {
 			continue
 		}
-		parts := strings.SplitN(rec, "\x00", 5)
-		if len(parts) < 4 {
+		parts := strings.SplitN(rec, "\x00", 6)
+		if len(parts) < 5 {
 			continue
 		}
-		ci := CommitInfo{SHA: parts[0], Subject: parts[2], Body: parts[3]}
+		ci := CommitInfo{SHA: parts[0], Parents: strings.Fields(parts[2]), Subject: parts[3], Body: parts[4]}
 		ci.Time, _ = strconv.ParseInt(parts[1], 10, 64)
-		if len(parts) == 5 {
-			for _, ns := range strings.Split(parts[4], "\x00") {
+		if len(parts) == 6 {
+			for _, ns := range strings.Split(parts[5], "\x00") {
 				ns = strings.TrimLeft(ns, "\n")
 				f := strings.SplitN(ns, "\t", 3)
 				if len(f) != 3 {

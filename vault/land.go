@@ -151,6 +151,18 @@ func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]fatedRecord,
 // plans with the queued commits and lands them, and a commit does not
 // change (on git/git each read of a 3-file commit's numstat took 100 ms).
 func (v *Vault) commitInfos(ctx context.Context, shas []string) (map[string]gitops.CommitInfo, error) {
+	if p := v.infosAhead; p != nil {
+		<-p.done
+		v.infosAhead = nil
+		if p.err == nil {
+			if v.infos == nil {
+				v.infos = map[string]gitops.CommitInfo{}
+			}
+			for k, ci := range p.got {
+				v.infos[k] = ci
+			}
+		}
+	}
 	var need []string
 	for _, s := range shas {
 		if _, ok := v.infos[s]; !ok {
@@ -176,6 +188,35 @@ func (v *Vault) commitInfos(ctx context.Context, shas []string) (map[string]gito
 		}
 	}
 	return out, nil
+}
+
+// infoPrefetch is one commitInfos read running in the background.
+type infoPrefetch struct {
+	done chan struct{}
+	got  map[string]gitops.CommitInfo
+	err  error
+}
+
+// prefetchInfos starts reading the queued commit records' commits (their
+// numstat is a wrap's or a Stop's second costliest read) beside the reads
+// that come before their use; commitInfos waits for it.
+func (v *Vault) prefetchInfos(ctx context.Context, queued []gitops.QueueItem) {
+	var shas []string
+	for _, it := range queued {
+		var c CommitRecord
+		if it.Kind == KindCommit && json.Unmarshal(it.Payload, &c) == nil && c.SHA != "" && c.Subject == "" {
+			shas = append(shas, c.SHA)
+		}
+	}
+	if len(shas) == 0 || v.infosAhead != nil {
+		return
+	}
+	p := &infoPrefetch{done: make(chan struct{})}
+	v.infosAhead = p
+	go func() {
+		defer close(p.done)
+		p.got, p.err = v.Repo.CommitInfos(ctx, shas)
+	}()
 }
 
 // RecordFromCommit builds a commit record, reading the progress items a

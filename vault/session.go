@@ -142,6 +142,21 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if err != nil {
 		return rep, err
 	}
+	// A turn's bridge note needs the work tree's state: the status scan,
+	// the costliest read, runs beside the vault and queue reads below.
+	type changes struct {
+		ch  gitops.Changes
+		err error
+	}
+	pending := make(chan changes, 1)
+	if !end {
+		go func() {
+			ch, err := v.uncommitted(ctx, head)
+			pending <- changes{ch, err}
+		}()
+	}
+	queued, qerr := v.Repo.Queued()
+	v.prefetchInfos(ctx, queued)
 	tip, err := v.Repo.VaultTip(ctx)
 	if err != nil {
 		return rep, err
@@ -166,7 +181,6 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if rec.Agent == "" {
 		rec.Agent = agentOf(h)
 	}
-	queued, qerr := v.Repo.Queued()
 	if qerr != nil {
 		rep.Warnings = append(rep.Warnings, qerr.Error())
 	}
@@ -214,11 +228,11 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 			return rep, err
 		}
 	} else {
-		ch, err := v.uncommitted(ctx, head)
-		if err != nil {
-			return rep, err
+		got := <-pending
+		if got.err != nil {
+			return rep, got.err
 		}
-		b := v.sessionBridge(ctx, rec, in, ch, head)
+		b := v.sessionBridge(ctx, rec, in, got.ch, head)
 		p = Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "session turn: record + bridge note (no journal entry per turn)",
 			Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
 			DoneAt: now, Head: head.Commit, Branch: head.Ref}
@@ -637,7 +651,7 @@ func (v *Vault) absorbCommits(ctx context.Context, rec *notes.Session, head gito
 			}
 		}
 	}
-	if rec.StartHead != "" && head.Commit != "" && rec.StartHead != head.Commit {
+	if rec.StartHead != "" && head.Commit != "" && rec.StartHead != head.Commit && !v.chainRecorded(*rec, head.Commit) {
 		cs, err := v.Repo.CommitsBetween(ctx, rec.StartHead, head.Commit)
 		if err == nil && len(cs) <= 200 {
 			var need []string
@@ -661,6 +675,34 @@ func (v *Vault) absorbCommits(ctx context.Context, rec *notes.Session, head gito
 			}
 		}
 	}
+}
+
+// chainRecorded reports whether the commits since the record's last turn
+// (its start, before the first) are all in it already: HEAD's first-parent
+// chain back to there is one of single-parent commits the record names —
+// the post-commit hook queued each of them. Then the session's range holds
+// nothing the record lacks, and listing it (a history walk per turn) is
+// skipped; the commits up to the last turn were taken in by that turn.
+func (v *Vault) chainRecorded(rec notes.Session, head string) bool {
+	target := rec.Head
+	if target == "" {
+		target = rec.StartHead
+	}
+	have := map[string]bool{}
+	for _, c := range rec.Commits {
+		have[c.SHA] = true
+	}
+	for cur, n := head, 0; n <= len(rec.Commits); n++ {
+		if cur == target {
+			return true
+		}
+		ci, ok := v.infos[cur]
+		if !ok || !have[cur] || len(ci.Parents) != 1 {
+			return false
+		}
+		cur = ci.Parents[0]
+	}
+	return false
 }
 
 func (v *Vault) notOwn(files []string) []string {

@@ -38,6 +38,8 @@ type Vault struct {
 	tip      string // vaultTip's memo
 	tipKnown bool
 	infos    map[string]gitops.CommitInfo // commitInfos' memo
+	// infosAhead is a commitInfos read started early (prefetchInfos).
+	infosAhead *infoPrefetch
 
 	// tracked is the view paths' listing in the index, started early by
 	// prefetchTracked so it runs beside a command's other reads.
