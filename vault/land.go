@@ -344,6 +344,9 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 				if p.Session != nil {
 					touched = append(touched, notes.SessionVaultPath(p.Session.ID))
 				}
+				for _, id := range p.Prune {
+					touched = append(touched, notes.SessionVaultPath(id))
+				}
 			}
 		}
 	}
@@ -400,6 +403,17 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 						continue // a newer turn of the session landed first: keep it
 					}
 					res[sp] = p.Session.Render()
+				}
+				for _, p := range all {
+					for _, id := range p.Prune {
+						sp := notes.SessionVaultPath(id)
+						if _, written := res[sp]; written {
+							continue
+						}
+						if have, err := notes.ParseSession(cur[sp]); err == nil && prunable(have) {
+							res[sp] = nil // deleted; an older vault commit keeps it
+						}
+					}
 				}
 				if b, ok := status.build(cur, res); ok {
 					res[notes.VaultActiveStatus] = b

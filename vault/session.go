@@ -237,6 +237,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 			Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
 			DoneAt: now, Head: head.Commit, Branch: head.Ref}
 	}
+	p.Prune = pruneSessions(all, id)
 	plans = append(plans, p)
 	rep.Stops, rep.SkippedLines = rec.Stops, rec.SkippedLines
 	for _, c := range rec.Commits {
@@ -390,6 +391,47 @@ func (v *Vault) idle() time.Duration {
 		return d
 	}
 	return 2 * time.Hour
+}
+
+// keepJournaled is how many journaled session records stay on the vault:
+// the newest ones, whose commits a rebase or amend may still rewrite (their
+// patch ids keep the journal from naming the work twice). Every command
+// that reads sessions reads them all, so older ones are pruned by the next
+// Stop; the vault's history keeps them.
+const keepJournaled = 10
+
+// prunable reports whether a record may leave the vault: journaled, and no
+// follow-up in it still waits for a person's decision.
+func prunable(s notes.Session) bool {
+	return s.Status == notes.SessionJournaled && len(s.Pending()) == 0
+}
+
+// pruneSessions lists the journaled records beyond the newest
+// keepJournaled (by end time) that hold nothing pending, except self.
+func pruneSessions(all map[string]notes.Session, self string) []string {
+	var done []notes.Session
+	for id, s := range all {
+		if id != self && s.Status == notes.SessionJournaled {
+			done = append(done, s)
+		}
+	}
+	if len(done) <= keepJournaled {
+		return nil
+	}
+	sort.Slice(done, func(i, j int) bool {
+		if !done[i].Ended.Equal(done[j].Ended) {
+			return done[i].Ended.After(done[j].Ended)
+		}
+		return done[i].ID < done[j].ID
+	})
+	var out []string
+	for _, s := range done[keepJournaled:] {
+		if prunable(s) {
+			out = append(out, s.ID)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sortedIDs(m map[string]notes.Session) []string {

@@ -45,6 +45,10 @@ type Plan struct {
 	// Session, when set, is the session record this plan writes
 	// (sessions/<id>.yaml): a Stop's update or a session's finalisation.
 	Session *notes.Session `json:"session,omitempty"`
+	// Prune names journaled session records this plan removes from the
+	// vault (pruneSessions): every command reads every record, so the
+	// finished ones must not pile up. Their history stays in the vault's.
+	Prune []string `json:"prune,omitempty"`
 
 	lastFingerprint string // of the newest scribe commit, read while planning
 }
