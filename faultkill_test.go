@@ -231,7 +231,7 @@ func (b *faultBox) traceSteps(tmpl string, args []string) []string {
 }
 
 // writingStep reports whether a traced step changes anything on disk.
-var writingStep = regexp.MustCompile(`^write |ms git (hash-object -w|update-ref|update-index|commit-tree|mktree|read-tree|write-tree)`)
+var writingStep = regexp.MustCompile(`^write |ms git (hash-object -w|unpack-objects|update-ref|update-index|commit-tree|mktree|read-tree|write-tree)`)
 
 // killPath is one write path under the kill sweep.
 type killPath struct {

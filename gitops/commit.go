@@ -360,7 +360,7 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitRe
 	if err != nil {
 		return CommitResult{}, false, err
 	}
-	current, err := r.ReadFiles(ctx, tip, req.Paths)
+	current, trees, err := r.readVault(ctx, tip, req.Paths)
 	if err != nil {
 		return CommitResult{}, false, fmt.Errorf("read vault paths at %s: %w", tip, err)
 	}
@@ -372,13 +372,18 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitRe
 	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
 		return CommitResult{}, false, err
 	}
-	oids, err := r.hashObjects(ctx, changed, next)
-	if err != nil {
+	tree, err := r.writeVaultTree(ctx, trees, changed, next)
+	if IsUnwritable(err) {
 		return CommitResult{}, false, err
 	}
-	tree, err := r.buildVaultTree(ctx, tip, changed, oids)
 	if err != nil {
-		return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
+		oids, err := r.hashObjects(ctx, changed, next)
+		if err != nil {
+			return CommitResult{}, false, err
+		}
+		if tree, err = r.buildVaultTree(ctx, tip, changed, oids); err != nil {
+			return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
+		}
 	}
 	sha, err := r.commitTree(ctx, tree, tip, req.Message(changed), false, req.MergeParent)
 	if err != nil {

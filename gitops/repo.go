@@ -37,6 +37,9 @@ type Repo struct {
 	NetworkTimeout time.Duration
 
 	env    []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
+	// objectFormat is the repository's (`--show-object-format`: sha1 or
+	// sha256); "" when unknown.
+	objectFormat string
 	goOnce sync.Once
 	// emptyOnce memoizes the empty tree's id (EmptyTreeID).
 	emptyOnce sync.Once
@@ -76,7 +79,7 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 4 || lines[0] == "" {
 		return nil, fmt.Errorf("%s: no work tree: %w", dir, ErrNotARepo)
 	}
-	r := &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2]}
+	r := &Repo{WorkTree: lines[0], GitDir: lines[1], CommonDir: lines[2], objectFormat: lines[3]}
 	if t, ok := emptyTrees[lines[3]]; ok {
 		r.emptyOnce.Do(func() { r.emptyTree = t })
 	}

@@ -1,0 +1,297 @@
+package gitops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// A vault commit's blobs and trees are built in this process and written
+// by one git process: the tip's trees on the way to the changed paths are
+// read with the paths' contents (one `cat-file --batch`, or go-git), the
+// changed directories re-encoded here, and every new object handed to
+// `git unpack-objects` as one pack (go-git's encoder, no deltas). git
+// writes each object, loose, as hash-object does; where hash-object,
+// read-tree, update-index and write-tree took four processes, this takes
+// one. Anything unexpected (a SHA-256 repository, a file where the vault
+// needs a directory) falls back to the temporary index (buildVaultTree).
+
+// vaultTrees are a commit's trees by directory ("" is the root); a
+// directory the commit does not have is absent.
+type vaultTrees map[string][]object.TreeEntry
+
+// errNoFastTree says the in-process build does not apply here.
+var errNoFastTree = errors.New("the vault tree is built with a temporary index")
+
+// treeDirs are the directories on the way to paths, the root first.
+func treeDirs(paths []string) []string {
+	seen := map[string]bool{"": true}
+	dirs := []string{""}
+	for _, p := range paths {
+		for d := path.Dir(p); d != "." && !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	sort.Strings(dirs[1:])
+	return dirs
+}
+
+// readVault reads paths' contents at commit and the trees on their way.
+// trees is nil when they could not be read as trees (the fast build then
+// does not apply); files is what ReadFiles returns.
+func (r *Repo) readVault(ctx context.Context, commit string, paths []string) (map[string][]byte, vaultTrees, error) {
+	if commit == "" {
+		files, err := r.ReadFiles(ctx, commit, paths)
+		return files, vaultTrees{}, err
+	}
+	if r.objectFormat != "sha1" {
+		files, err := r.ReadFiles(ctx, commit, paths)
+		return files, nil, err
+	}
+	dirs := treeDirs(paths)
+	if st := r.objects(); st != nil {
+		if trees, ok := readTreesGoGit(st, commit, dirs); ok {
+			files, err := r.ReadFiles(ctx, commit, paths)
+			return files, trees, err
+		}
+	}
+	return r.readVaultPlumbing(ctx, commit, dirs, paths)
+}
+
+// readTreesGoGit reads the directories' trees with go-git; ok is false on
+// anything but a clean read (go-git's "not found" is not trusted: git
+// confirms).
+func readTreesGoGit(st interface {
+	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
+}, commit string, dirs []string) (vaultTrees, bool) {
+	if !plumbing.IsHash(commit) {
+		return nil, false
+	}
+	co, err := st.EncodedObject(plumbing.CommitObject, plumbing.NewHash(commit))
+	if err != nil {
+		return nil, false
+	}
+	var c object.Commit
+	if c.Decode(co) != nil {
+		return nil, false
+	}
+	trees := vaultTrees{}
+	hashes := map[string]plumbing.Hash{"": c.TreeHash}
+	for _, d := range dirs {
+		h, ok := hashes[d]
+		if !ok {
+			continue // its parent lacks it: a directory the commit does not have
+		}
+		to, err := st.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
+			return nil, false
+		}
+		var t object.Tree
+		if t.Decode(to) != nil {
+			return nil, false
+		}
+		trees[d] = t.Entries
+		for _, e := range t.Entries {
+			if e.Mode == filemode.Dir {
+				hashes[path.Join(d, e.Name)] = e.Hash
+			}
+		}
+	}
+	return trees, true
+}
+
+// readVaultPlumbing is readVault through one `git cat-file --batch`: the
+// root tree, each directory's tree, then each path's blob.
+func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths []string) (map[string][]byte, vaultTrees, error) {
+	var in bytes.Buffer
+	for _, d := range dirs {
+		if d == "" {
+			fmt.Fprintf(&in, "%s^{tree}\n", commit)
+		} else {
+			fmt.Fprintf(&in, "%s:%s\n", commit, d)
+		}
+	}
+	for _, p := range paths {
+		fmt.Fprintf(&in, "%s:%s\n", commit, p)
+	}
+	out, err := r.gitIn(ctx, runOpts{stdin: in.Bytes()}, "cat-file", "--batch")
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReader(bytes.NewReader(out))
+	next := func(what string) (string, []byte, error) {
+		header, err := br.ReadString('\n')
+		if err != nil {
+			return "", nil, fmt.Errorf("read %s:%s: %w", commit, what, err)
+		}
+		if strings.HasSuffix(header, " missing\n") || strings.HasSuffix(header, " ambiguous\n") {
+			return "", nil, nil
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			return "", nil, fmt.Errorf("read %s:%s: unexpected cat-file header %q", commit, what, header)
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return "", nil, fmt.Errorf("read %s:%s: bad size in %q", commit, what, header)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return "", nil, err
+		}
+		br.Discard(1)
+		return f[1], b, nil
+	}
+	trees := vaultTrees{}
+	for _, d := range dirs {
+		typ, b, err := next(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch typ {
+		case "":
+		case "tree":
+			obj := &plumbing.MemoryObject{}
+			obj.SetType(plumbing.TreeObject)
+			obj.Write(b)
+			var t object.Tree
+			if err := t.Decode(obj); err != nil {
+				return nil, nil, fmt.Errorf("read %s:%s: %w", commit, d, err)
+			}
+			trees[d] = t.Entries
+		default:
+			trees = nil // a file where the vault needs a directory
+		}
+	}
+	files := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		typ, b, err := next(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if typ == "blob" {
+			files[p] = b // a directory or submodule at a vault path is not a file we can read
+		}
+	}
+	return files, trees, nil
+}
+
+// writeVaultTree writes the changed blobs and every tree they change, on
+// top of trees (the base commit's), with one `git unpack-objects`, and
+// returns the new root tree's id.
+func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []string, next map[string][]byte) (string, error) {
+	if trees == nil || r.objectFormat != "sha1" {
+		return "", errNoFastTree
+	}
+	mem := memory.NewStorage()
+	var written []plumbing.Hash
+	put := func(o plumbing.EncodedObject) plumbing.Hash {
+		h, _ := mem.SetEncodedObject(o) // the memory storer does not fail
+		written = append(written, h)
+		return h
+	}
+	entries := map[string]map[string]object.TreeEntry{}
+	dirOf := func(d string) map[string]object.TreeEntry {
+		m, ok := entries[d]
+		if !ok {
+			m = map[string]object.TreeEntry{}
+			for _, e := range trees[d] {
+				m[e.Name] = e
+			}
+			entries[d] = m
+		}
+		return m
+	}
+	for _, p := range changed {
+		d, name := path.Split(p)
+		d = strings.TrimSuffix(d, "/")
+		m := dirOf(d)
+		if old, ok := m[name]; ok && old.Mode == filemode.Dir {
+			return "", errNoFastTree // a directory where the vault writes a file
+		}
+		if next[p] == nil {
+			delete(m, name)
+			continue
+		}
+		o := mem.NewEncodedObject()
+		o.SetType(plumbing.BlobObject)
+		w, _ := o.Writer()
+		w.Write(next[p])
+		w.Close()
+		m[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: put(o)}
+	}
+	// Every directory on the way to a changed path is rewritten, deepest
+	// first; one left empty leaves its parent, as git has no empty trees.
+	dirs := treeDirs(changed)
+	depth := func(d string) int {
+		if d == "" {
+			return -1
+		}
+		return strings.Count(d, "/")
+	}
+	sort.Slice(dirs, func(i, j int) bool {
+		if a, b := depth(dirs[i]), depth(dirs[j]); a != b {
+			return a > b
+		}
+		return dirs[i] < dirs[j]
+	})
+	var root plumbing.Hash
+	for _, d := range dirs {
+		m := dirOf(d)
+		es := make([]object.TreeEntry, 0, len(m))
+		for _, e := range m {
+			es = append(es, e)
+		}
+		sort.Slice(es, func(i, j int) bool { return treeOrder(es[i]) < treeOrder(es[j]) })
+		o := mem.NewEncodedObject()
+		if err := (&object.Tree{Entries: es}).Encode(o); err != nil {
+			return "", fmt.Errorf("encode vault tree %q: %w", d, err)
+		}
+		h := put(o)
+		if d == "" {
+			root = h
+			break
+		}
+		parent, name := path.Split(d)
+		pm := dirOf(strings.TrimSuffix(parent, "/"))
+		if old, ok := pm[name]; ok && old.Mode != filemode.Dir {
+			return "", errNoFastTree // a file where the vault needs a directory
+		}
+		if len(es) == 0 {
+			delete(pm, name)
+		} else {
+			pm[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+		}
+	}
+	var pack bytes.Buffer
+	if _, err := packfile.NewEncoder(&pack, mem, false).Encode(written, 0); err != nil {
+		return "", fmt.Errorf("pack the vault commit's objects: %w", err)
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: pack.Bytes()}, "unpack-objects", "-q"); err != nil {
+		return "", fmt.Errorf("write the vault commit's objects: %w", err)
+	}
+	return root.String(), nil
+}
+
+// treeOrder is git's order of tree entries: by name, a directory's name
+// compared as if it ended in "/".
+func treeOrder(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
