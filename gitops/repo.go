@@ -36,11 +36,11 @@ type Repo struct {
 	// (sync.network_timeout; default DefaultNetworkTimeout).
 	NetworkTimeout time.Duration
 
-	env    []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
+	env []string // absolute GIT_DIR/GIT_WORK_TREE when the caller set them
 	// objectFormat is the repository's (`--show-object-format`: sha1 or
 	// sha256); "" when unknown.
 	objectFormat string
-	goOnce sync.Once
+	goOnce       sync.Once
 	// emptyOnce memoizes the empty tree's id (EmptyTreeID).
 	emptyOnce sync.Once
 	emptyTree string
