@@ -229,20 +229,19 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		}
 		remote = rl
 	}
-	err := r.WithLocks(ctx, req.Locks, req.LockOptions, func() error {
+	err := r.withLocks(ctx, req.Locks, req.LockOptions, func(held []*Lock) (released bool, err error) {
 		if !req.Vault {
 			// Under the locks nobody else writes these paths, so what differs
 			// from HEAD now is the user's (or a killed scribe's, finished here).
 			head, err := r.checkBranchState(ctx, req.Branch)
 			if err != nil {
-				return err
+				return false, err
 			}
 			r.finishInterrupted(ctx, head, req.Paths)
 			if err := r.checkPaths(ctx, req.Paths, req.Adopt...); err != nil {
-				return err
+				return false, err
 			}
 		}
-		var err error
 		var w branchWrite
 		if !req.Vault {
 			// A write that did not land leaves the paths as the tip has them.
@@ -255,16 +254,16 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		for attempt := 0; attempt < 20; attempt++ {
 			var retry bool
 			if req.Vault {
-				res, retry, err = r.commitVaultOnce(ctx, req)
+				res, retry, err = r.commitVaultOnce(ctx, req, held, &released)
 			} else {
 				res, retry, err = r.commitOnce(ctx, req, &w)
 			}
 			if !retry {
-				return err
+				return released, err
 			}
 			time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 		}
-		return &DeferredError{Reason: fmt.Sprintf("the ref kept moving during 20 attempts (%v); the write waits for the next git scribe command", err)}
+		return false, &DeferredError{Reason: fmt.Sprintf("the ref kept moving during 20 attempts (%v); the write waits for the next git scribe command", err)}
 	})
 	if rerr := remote.Release(ctx); rerr != nil {
 		res.Warnings = append(res.Warnings, rerr.Error())
@@ -354,8 +353,10 @@ func (r *Repo) SignsCommits(ctx context.Context) bool {
 }
 
 // commitVaultOnce builds one vault commit on the vault's tip and moves
-// refs/scribe/vault by compare-and-swap; retry reports a lost race.
-func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitResult, bool, error) {
+// refs/scribe/vault by compare-and-swap; retry reports a lost race. The
+// same ref transaction deletes the held locks (their own values, by
+// compare-and-swap too), and *released says so.
+func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*Lock, released *bool) (CommitResult, bool, error) {
 	tip, err := r.VaultTip(ctx)
 	if err != nil {
 		return CommitResult{}, false, err
@@ -388,6 +389,32 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest) (CommitRe
 	sha, err := r.commitTree(ctx, tree, tip, req.Message(changed), false, req.MergeParent)
 	if err != nil {
 		return CommitResult{}, false, err
+	}
+	if len(held) > 0 {
+		old := tip
+		if old == "" {
+			old = strings.Repeat("0", len(sha)) // the vault ref must not exist yet
+		}
+		var tx strings.Builder
+		fmt.Fprintf(&tx, "update %s %s %s\n", VaultRef, sha, old)
+		for _, l := range held {
+			fmt.Fprintf(&tx, "delete %s %s\n", l.Ref, l.OID)
+		}
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "-m", "scribe: vault commit", "--stdin")
+		if err == nil {
+			*released = true
+			return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+		}
+		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {
+			return CommitResult{}, true, err // another writer won the race: rebuild on its tip
+		}
+		if lock, held := heldRefLock(err); IsUnwritable(err) || (held && strings.HasSuffix(filepath.ToSlash(lock), "/"+VaultRef+".lock")) {
+			// No space, or another git holds (or a crashed one left) the
+			// vault ref's lock file: the plain update would fail the same way.
+			return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
+		}
+		// The vault did not move, so a lock did (taken over past its
+		// expiry): move the vault alone, as a write without locks does.
 	}
 	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: vault commit", VaultRef, sha, tip); err != nil {
 		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {

@@ -403,12 +403,25 @@ func (r *Repo) ReapDeadLocks(ctx context.Context) int {
 // WithLocks runs fn holding the named locks (taken all-or-nothing) and
 // releases them in one transaction afterwards.
 func (r *Repo) WithLocks(ctx context.Context, names []string, opts LockOptions, fn func() error) error {
+	return r.withLocks(ctx, names, opts, func([]*Lock) (bool, error) { return false, fn() })
+}
+
+// withLocks is WithLocks for a write that may release the locks itself in
+// the ref transaction that publishes it (one git process fewer): fn gets
+// the held locks and reports whether it released them all.
+func (r *Repo) withLocks(ctx context.Context, names []string, opts LockOptions, fn func(held []*Lock) (bool, error)) error {
 	held, err := r.AcquireAll(ctx, names, opts)
 	if err != nil {
 		return err
 	}
-	defer r.releaseAll(ctx, held)
-	return fn()
+	released := false
+	defer func() {
+		if !released {
+			r.releaseAll(ctx, held)
+		}
+	}()
+	released, err = fn(held)
+	return err
 }
 
 // releaseAll CAS-deletes every lock in one transaction; when that fails (one

@@ -216,3 +216,43 @@ func TestBranchWriteKilledBeforeUpdateRefIsFinished(t *testing.T) {
 	}
 	tr.fsck()
 }
+
+// The vault's update and the release of the write's locks are one ref
+// transaction: afterwards no lock is left. A lock taken over while the write held it (past its expiry) is
+// not deleted: the vault moves alone and the new holder keeps its lock.
+func TestVaultCommitReleasesItsLocksInTheSameTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	r := tr.open()
+	req := vaultRequest("- one\n")
+	req.Locks = []string{"journal", "session"}
+	res, err := r.CommitPaths(ctx, req)
+	if err != nil || res.SHA == "" {
+		t.Fatalf("vault commit = %+v, %v", res, err)
+	}
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("locks left after the write: %q", got)
+	}
+
+	other := strings.TrimSpace(tr.GitStdin([]byte("another holder\n"), "hash-object", "-w", "--stdin"))
+	req = vaultRequest("- two\n")
+	req.Locks = []string{"journal"}
+	build := req.Build
+	req.Build = func(cur map[string][]byte) (map[string][]byte, error) {
+		// Another process takes the lock over while this one builds.
+		tr.Git("update-ref", LockRefPrefix+"journal", other)
+		return build(cur)
+	}
+	second, err := r.CommitPaths(ctx, req)
+	if err != nil || second.Parent != res.SHA {
+		t.Fatalf("second vault commit = %+v, %v", second, err)
+	}
+	if got := tr.GitTrim("rev-parse", LockRefPrefix+"journal"); got != other {
+		t.Errorf("the new holder's lock is %q, want %s kept", got, other)
+	}
+	if got := tr.Git("cat-file", "blob", VaultRef+":journal.md"); got != "- one\n- two\n" {
+		t.Errorf("vault journal = %q", got)
+	}
+	tr.fsck()
+}
