@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	mrand "math/rand/v2"
@@ -217,7 +218,7 @@ func (r *Repo) prepareLocks(ctx context.Context, names []string, opts LockOption
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	oid, h, err := r.writeHolder(ctx, names, opts)
+	oid, h, err := r.takeHolder(ctx, names, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", Holder{}, opts, ctx.Err()
@@ -243,6 +244,59 @@ func lockNames(names []string) ([]string, error) {
 	}
 	return uniq, nil
 }
+
+// PrepareHolder writes, in the background, the holder object the next
+// lock acquisition of this process with the same TTL and purpose uses: a
+// command that will write (a Stop hook, a wrap) overlaps that git process
+// with its reads instead of waiting for it at the lock. Unused, it is a
+// dangling blob gc removes.
+func (r *Repo) PrepareHolder(ctx context.Context, opts LockOptions) {
+	r.holderMu.Lock()
+	defer r.holderMu.Unlock()
+	if r.holderAhead != nil {
+		return
+	}
+	p := &holderPrefetch{opts: opts, done: make(chan struct{})}
+	r.holderAhead = p
+	go func() {
+		defer close(p.done)
+		p.oid, p.h, p.err = r.writeHolder(ctx, nil, opts)
+	}()
+}
+
+// holderPrefetch is one PrepareHolder's write.
+type holderPrefetch struct {
+	opts LockOptions
+	done chan struct{}
+	oid  string
+	h    Holder
+	err  error
+}
+
+// takeHolder is the prepared holder when there is one for opts (once: a
+// second acquisition writes its own), else a new one.
+func (r *Repo) takeHolder(ctx context.Context, names []string, opts LockOptions) (string, Holder, error) {
+	r.holderMu.Lock()
+	p := r.holderAhead
+	if p != nil && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose {
+		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
+	} else {
+		p = nil
+	}
+	r.holderMu.Unlock()
+	if p != nil {
+		<-p.done
+		if p.err == nil && time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 {
+			return p.oid, p.h, nil
+		}
+	}
+	return r.writeHolder(ctx, names, opts)
+}
+
+var (
+	closedChan     = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+	errHolderTaken = errors.New("the prepared holder was used")
+)
 
 // writeHolder stores the holder object a lock ref points at (TTL default 2m:
 // scribe holds locks for milliseconds; a killed holder blocks others only

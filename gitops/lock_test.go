@@ -429,3 +429,46 @@ func TestAcquireAllAcrossProcesses(t *testing.T) {
 		t.Errorf("lock refs left: %s", got)
 	}
 }
+
+// A holder written ahead (PrepareHolder) is the next acquisition's, once:
+// the lock ref points at it, the next acquisition writes its own, and one
+// for another purpose does not take it.
+func TestPreparedHolderIsUsedOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	r := tr.open()
+	r.PrepareHolder(ctx, LockOptions{Purpose: "other"})
+	l, err := r.Acquire(ctx, "journal", LockOptions{Purpose: "wrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Owner.Purpose != "wrap" {
+		t.Errorf("holder purpose %q, want wrap (the prepared one was for another)", l.Owner.Purpose)
+	}
+	l.Release(ctx)
+
+	r2 := tr.open()
+	r2.PrepareHolder(ctx, LockOptions{Purpose: "wrap"})
+	<-r2.holderAhead.done
+	prepared := r2.holderAhead.oid
+	first, err := r2.Acquire(ctx, "journal", LockOptions{Purpose: "wrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.OID != prepared || refValue(tr, LockRefPrefix+"journal") != prepared {
+		t.Errorf("lock holder %s, want the prepared %s", first.OID, prepared)
+	}
+	second, err := r2.Acquire(ctx, "bridge", LockOptions{Purpose: "wrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.OID == prepared {
+		t.Error("a second acquisition reused the prepared holder")
+	}
+	first.Release(ctx)
+	second.Release(ctx)
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("locks left: %q", got)
+	}
+}

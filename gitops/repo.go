@@ -49,6 +49,10 @@ type Repo struct {
 	scratchOnce sync.Once
 	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
+	// holderAhead is the lock holder PrepareHolder is writing.
+	holderMu    sync.Mutex
+	holderAhead *holderPrefetch
+
 	// imm memoizes reads of immutable objects (gitImmutable).
 	immMu    sync.Mutex
 	imm      map[string][]byte

@@ -157,6 +157,9 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	}
 	queued, qerr := v.Repo.Queued()
 	v.prefetchInfos(ctx, queued)
+	if !in.DryRun && !v.ReadOnly {
+		v.Repo.PrepareHolder(ctx, v.lockOptions("wrap")) // a turn always writes its record
+	}
 	tip, err := v.Repo.VaultTip(ctx)
 	if err != nil {
 		return rep, err

@@ -112,6 +112,9 @@ func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	if qerr != nil {
 		rep.Warnings = append(rep.Warnings, qerr.Error())
 	}
+	if len(queued) > 0 && !in.DryRun && !v.ReadOnly {
+		v.Repo.PrepareHolder(ctx, v.lockOptions("wrap")) // queued records land: this wrap writes
+	}
 	var records []CommitRecord
 	covered := map[string]bool{}
 	if len(queued) > 0 {
