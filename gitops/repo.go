@@ -57,6 +57,8 @@ type Repo struct {
 	immMu    sync.Mutex
 	imm      map[string][]byte
 	ancestry map[string]bool
+	// vaultReads memoizes readVault by commit id.
+	vaultReads map[string]*vaultRead
 }
 
 // Discover finds the repository containing dir the way git does (any

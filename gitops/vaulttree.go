@@ -50,6 +50,15 @@ func treeDirs(paths []string) []string {
 	return dirs
 }
 
+// ReadVaultFiles is ReadFiles for the vault: what it reads at a commit id
+// (files, and the trees on their way) is kept for this process, so the
+// vault write that follows a command's reads of the same tip reads nothing
+// again (one git process on a repository go-git does not open).
+func (r *Repo) ReadVaultFiles(ctx context.Context, commit string, paths []string) (map[string][]byte, error) {
+	files, _, err := r.readVault(ctx, commit, paths)
+	return files, err
+}
+
 // readVault reads paths' contents at commit and the trees on their way.
 // trees is nil when they could not be read as trees (the fast build then
 // does not apply); files is what ReadFiles returns.
@@ -58,18 +67,107 @@ func (r *Repo) readVault(ctx context.Context, commit string, paths []string) (ma
 		files, err := r.ReadFiles(ctx, commit, paths)
 		return files, vaultTrees{}, err
 	}
-	if r.objectFormat != "sha1" {
+	if r.objectFormat != "sha1" || !isObjectID(commit) {
 		files, err := r.ReadFiles(ctx, commit, paths)
 		return files, nil, err
 	}
 	dirs := treeDirs(paths)
+	if files, trees, ok := r.vaultMemo(commit, paths, dirs); ok {
+		return files, trees, nil
+	}
+	var files map[string][]byte
+	var trees vaultTrees
+	var err error
 	if st := r.objects(); st != nil {
-		if trees, ok := readTreesGoGit(st, commit, dirs); ok {
-			files, err := r.ReadFiles(ctx, commit, paths)
-			return files, trees, err
+		var ok bool
+		if trees, ok = readTreesGoGit(st, commit, dirs); ok {
+			files, err = r.ReadFiles(ctx, commit, paths)
+		} else {
+			files, trees, err = r.readVaultPlumbing(ctx, commit, dirs, paths)
+		}
+	} else {
+		files, trees, err = r.readVaultPlumbing(ctx, commit, dirs, paths)
+	}
+	if err == nil {
+		r.keepVault(commit, paths, dirs, files, trees)
+	}
+	return files, trees, err
+}
+
+// vaultRead is what readVault read at one commit: each path's content and
+// each directory's entries, absent ones too; odd when a file sat where a
+// directory goes.
+type vaultRead struct {
+	files map[string][]byte // nil value: no file there
+	dirs  map[string][]object.TreeEntry
+	odd   bool
+}
+
+// vaultMemo serves a read from what was read at commit before, when all of
+// it was.
+func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte, vaultTrees, bool) {
+	r.immMu.Lock()
+	defer r.immMu.Unlock()
+	m := r.vaultReads[commit]
+	if m == nil {
+		return nil, nil, false
+	}
+	files := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		b, ok := m.files[p]
+		if !ok {
+			return nil, nil, false
+		}
+		if b != nil {
+			files[p] = bytes.Clone(b) // a Build may append to what it is given
 		}
 	}
-	return r.readVaultPlumbing(ctx, commit, dirs, paths)
+	trees := vaultTrees{}
+	for _, d := range dirs {
+		es, ok := m.dirs[d]
+		if !ok {
+			return nil, nil, false
+		}
+		if es != nil {
+			trees[d] = es
+		}
+	}
+	if m.odd {
+		trees = nil
+	}
+	return files, trees, true
+}
+
+// keepVault remembers a readVault at commit (an object id: what it holds
+// never changes).
+func (r *Repo) keepVault(commit string, paths, dirs []string, files map[string][]byte, trees vaultTrees) {
+	r.immMu.Lock()
+	defer r.immMu.Unlock()
+	if r.vaultReads == nil {
+		r.vaultReads = map[string]*vaultRead{}
+	}
+	m := r.vaultReads[commit]
+	if m == nil {
+		m = &vaultRead{files: map[string][]byte{}, dirs: map[string][]object.TreeEntry{}}
+		r.vaultReads[commit] = m
+	}
+	for _, p := range paths {
+		b, ok := files[p]
+		if ok {
+			b = append([]byte{}, b...) // a copy: the caller's may change; an empty file is a file
+		}
+		m.files[p] = b
+	}
+	if trees == nil {
+		m.odd = true
+	}
+	for _, d := range dirs {
+		es, ok := trees[d]
+		if ok && es == nil {
+			es = []object.TreeEntry{}
+		}
+		m.dirs[d] = es
+	}
 }
 
 // readTreesGoGit reads the directories' trees with go-git; ok is false on

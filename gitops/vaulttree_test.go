@@ -113,3 +113,39 @@ func TestWriteVaultTreeFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// What ReadVaultFiles read at a commit serves the vault write's read of the
+// same commit without a git process, copies each time (a Build may append
+// to what it is given), and a path or directory not read before is read.
+func TestReadVaultFilesIsKeptForTheWrite(t *testing.T) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	tip := tr.Commit("vault", map[string]string{"bridge/main.md": "note\n", "sessions/s1.yaml": "id: s1\n"})
+	r := tr.open()
+	r.goOnce.Do(func() {}) // reads through git, as on a repository with large packs
+	files, err := r.ReadVaultFiles(ctx, tip, []string{"sessions/s1.yaml", "bridge/main.md", "sessions/s2.yaml"})
+	if err != nil || string(files["bridge/main.md"]) != "note\n" || files["sessions/s2.yaml"] != nil {
+		t.Fatalf("ReadVaultFiles = %q, %v", files, err)
+	}
+	files["bridge/main.md"] = append(files["bridge/main.md"][:4], '!')
+
+	work := r.WorkTree
+	r.WorkTree = t.TempDir() // any git process now fails: not a repository
+	got, trees, err := r.readVault(ctx, tip, []string{"bridge/main.md", "sessions/s2.yaml"})
+	if err != nil {
+		t.Fatalf("readVault of what was read: %v (it ran git)", err)
+	}
+	if string(got["bridge/main.md"]) != "note\n" || got["sessions/s2.yaml"] != nil {
+		t.Errorf("readVault = %q, want the first read's contents", got)
+	}
+	if len(trees["sessions"]) != 1 || len(trees["bridge"]) != 1 || len(trees[""]) != 3 {
+		t.Errorf("trees = %v", trees)
+	}
+	if _, _, err := r.readVault(ctx, tip, []string{"journal.md"}); err == nil {
+		t.Error("a path never read was served without git")
+	}
+	r.WorkTree = work
+	if got, _, err := r.readVault(ctx, tip, []string{"journal.md", "bridge/main.md"}); err != nil || got["journal.md"] != nil || string(got["bridge/main.md"]) != "note\n" {
+		t.Errorf("readVault with a new path = %q, %v", got, err)
+	}
+}

@@ -67,13 +67,16 @@ func (v *Vault) Sessions(ctx context.Context) (map[string]notes.Session, error) 
 	return v.sessionsAt(ctx, tip)
 }
 
-func (v *Vault) sessionsAt(ctx context.Context, tip string) (map[string]notes.Session, error) {
+// sessionsAt reads the session records at the vault commit tip. also are
+// vault paths read with them, for the write that follows (ReadVaultFiles
+// keeps them): a Stop's bridge note and its own record.
+func (v *Vault) sessionsAt(ctx context.Context, tip string, also ...string) (map[string]notes.Session, error) {
 	out := map[string]notes.Session{}
 	paths, err := v.Repo.ListFiles(ctx, tip, notes.VaultSessionsDir)
-	if err != nil || len(paths) == 0 {
+	if err != nil || (len(paths) == 0 && len(also) == 0) {
 		return out, nil
 	}
-	files, err := v.Repo.ReadFiles(ctx, tip, paths)
+	files, err := v.Repo.ReadVaultFiles(ctx, tip, append(paths, also...))
 	if err != nil {
 		return out, fmt.Errorf("read session records: %w", err)
 	}
@@ -164,7 +167,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if err != nil {
 		return rep, err
 	}
-	all, err := v.sessionsAt(ctx, tip)
+	all, err := v.sessionsAt(ctx, tip, notes.BridgeVaultPath(head.Ref), notes.SessionVaultPath(id))
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, err.Error())
 	}
