@@ -2,6 +2,7 @@ package notes
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,25 @@ type Session struct {
 	Signals      []string          `yaml:"memory_signals,omitempty"`
 	// Entry is the id of the session's journal entry once written.
 	Entry string `yaml:"journal_entry,omitempty"`
+}
+
+// Clone is a deep copy of s: what one copy's owner changes (AddCommit
+// appends) never reaches another.
+func (s Session) Clone() Session {
+	c := s
+	if s.Commits != nil {
+		c.Commits = make([]SessionCommit, len(s.Commits))
+		for i, sc := range s.Commits {
+			sc.Files = slices.Clone(sc.Files)
+			c.Commits[i] = sc
+		}
+	}
+	c.Files = slices.Clone(s.Files)
+	c.Tests = slices.Clone(s.Tests)
+	c.Summaries = slices.Clone(s.Summaries)
+	c.Followups = slices.Clone(s.Followups)
+	c.Signals = slices.Clone(s.Signals)
+	return c
 }
 
 // SanitizeSessionID makes an agent's session id safe as one path segment:

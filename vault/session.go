@@ -71,6 +71,33 @@ func (v *Vault) Sessions(ctx context.Context) (map[string]notes.Session, error) 
 // vault paths read with them, for the write that follows (ReadVaultFiles
 // keeps them): a Stop's bridge note and its own record.
 func (v *Vault) sessionsAt(ctx context.Context, tip string, also ...string) (map[string]notes.Session, error) {
+	// A wrap reads them up to three times (the sessions it finalises, the
+	// queue's landing twice): parse once per tip, hand out copies.
+	if m, ok := v.parsedSessions[tip]; ok && tip != "" {
+		if len(also) > 0 {
+			v.Repo.ReadVaultFiles(ctx, tip, also)
+		}
+		out := make(map[string]notes.Session, len(m))
+		for id, s := range m {
+			out[id] = s.Clone()
+		}
+		return out, nil
+	}
+	out, err := v.readSessionsAt(ctx, tip, also)
+	if err == nil && tip != "" {
+		if v.parsedSessions == nil {
+			v.parsedSessions = map[string]map[string]notes.Session{}
+		}
+		kept := make(map[string]notes.Session, len(out))
+		for id, s := range out {
+			kept[id] = s.Clone()
+		}
+		v.parsedSessions[tip] = kept
+	}
+	return out, err
+}
+
+func (v *Vault) readSessionsAt(ctx context.Context, tip string, also []string) (map[string]notes.Session, error) {
 	out := map[string]notes.Session{}
 	paths, err := v.Repo.ListFiles(ctx, tip, notes.VaultSessionsDir)
 	if err != nil || (len(paths) == 0 && len(also) == 0) {

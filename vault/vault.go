@@ -7,6 +7,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // Redactor removes secrets from text before it reaches a vault file; the
@@ -38,6 +39,8 @@ type Vault struct {
 	tip      string // vaultTip's memo
 	tipKnown bool
 	infos    map[string]gitops.CommitInfo // commitInfos' memo
+	// parsedSessions are the session records parsed at a vault commit.
+	parsedSessions map[string]map[string]notes.Session
 	// infosAhead is a commitInfos read started early (prefetchInfos).
 	infosAhead *infoPrefetch
 
