@@ -40,7 +40,7 @@ func TestJournalAppendOnlyRecognisesCleanHistory(t *testing.T) {
 	tr := newRepo(t)
 	buildHistory(t, tr, 70, 50)
 	in := tr.input("")
-	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath,
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
 		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
 	got, err := w.run(context.Background())
 	if err != nil || len(got) != 0 {
@@ -65,7 +65,8 @@ func TestJournalAppendOnlyRecognisesMergedHistory(t *testing.T) {
 		tr.commit(scribeMsg("session"), j.add(i))
 		tr.Git("merge", "-q", "--no-ff", "--no-edit", fmt.Sprintf("feature%d", i))
 	}
-	w := &journalWalk{in: tr.input(""), jPath: journalPath, aPath: archivePath,
+	in := tr.input("")
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
 		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
 	got, err := w.run(context.Background())
 	if err != nil || len(got) != 0 {

@@ -167,11 +167,28 @@ type journalSeq struct {
 
 func newJournalSeq(journal string, archived, current []jentry) journalSeq {
 	all := append(append([]jentry(nil), archived...), current...)
+	if n := len(archived); n > 0 {
+		// The archive's last entry ends the file with one newline; in the
+		// journal versions that held it, a blank line separated it from
+		// the next entry (notes.Append).
+		last := &all[n-1]
+		if strings.HasSuffix(last.raw, "\n") && lastEntryText(last.raw) == last.raw {
+			last.raw += lineEnd(last.raw)
+		}
+	}
 	pre := journal
 	if len(current) > 0 {
 		pre = journal[:current[0].offset]
 	}
 	return journalSeq{preamble: pre, all: all, a: len(archived), b: len(all)}
+}
+
+// lineEnd is the line ending a text's last line ends with.
+func lineEnd(s string) string {
+	if strings.HasSuffix(s, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // windowMoves are the guesses per journal version, most likely first:
