@@ -90,7 +90,7 @@ func TestJournalAppendOnlyEditedEntry(t *testing.T) {
 		t.Fatalf("want 1 finding, got %s", describe(got))
 	}
 	f := got[0]
-	if f.Commit != bad || f.File != journalPath || f.Line != 3 || !strings.Contains(f.Message, "edited in commit "+short(bad)) ||
+	if f.Commit != bad || f.File != journalPath || f.Line != 4 || !strings.Contains(f.Message, "edited in commit "+short(bad)) ||
 		!strings.Contains(f.Message, `"docs: reword"`) || f.Fix == "" {
 		t.Fatalf("unexpected finding %s", describe(got))
 	}
@@ -335,7 +335,7 @@ func TestJournalAppendOnlySHA256(t *testing.T) {
 	}
 	bad := tr.commit("edit", map[string]string{journalPath: strings.Replace(j.journal, "did the thing", "did a thing", 1)})
 	got := run(t, newJournalAppendOnly(), tr.input(""))
-	if len(got) != 1 || got[0].Commit != bad || got[0].Line != 3 {
+	if len(got) != 1 || got[0].Commit != bad || got[0].Line != 4 {
 		t.Fatalf("edit: %s", describe(got))
 	}
 }

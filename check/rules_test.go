@@ -66,7 +66,7 @@ func TestJournalSize(t *testing.T) {
 	}
 	cfg.JournalMax = 3
 	got := run(t, newJournalSize(), tr.inputWith(cfg, ""))
-	if len(got) != 1 || got[0].Line != 3 || got[0].File != journalPath || !strings.Contains(got[0].Fix, "oldest 1 ") {
+	if len(got) != 1 || got[0].Line != 4 || got[0].File != journalPath || !strings.Contains(got[0].Fix, "oldest 1 ") {
 		t.Fatalf("4 entries, max 3: got %s", describe(got))
 	}
 }
