@@ -414,3 +414,38 @@ func lineOf(text, s string) int {
 	}
 	return 0
 }
+
+// TestJournalAppendOnlyRecognisesHistoryBeforeLintDirective: a vault that
+// an older scribe wrote, whose journal and archive got the lint directive
+// on top at the next write, is clean, and its old versions are still
+// recognised from HEAD rather than read one by one.
+func TestJournalAppendOnlyRecognisesHistoryBeforeLintDirective(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.commit("initial", map[string]string{"README.md": "hello\n"})
+	j := &journaler{max: 5}
+	old := func(text string) string { return strings.TrimPrefix(text, notes.JournalLintDirective+"\n") }
+	for i := 1; i <= 40; i++ {
+		files := j.add(i)
+		if i <= 30 { // written before the directive
+			j.journal, j.archive = old(j.journal), old(j.archive)
+			for p, text := range files {
+				files[p] = old(text)
+			}
+		}
+		tr.commit(scribeMsg("session"), files)
+	}
+	if !strings.HasPrefix(j.journal, notes.JournalLintDirective+"\n# Journal\n") || !strings.HasPrefix(j.archive, notes.JournalLintDirective+"\n# Journal Archive\n") {
+		t.Fatalf("fixture: want the directive on top of both files now:\n%s\n%s", j.journal, j.archive)
+	}
+	in := tr.input("")
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
+		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
+	got, err := w.run(context.Background())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("history across the directive: %v %s", err, describe(got))
+	}
+	if w.reads > 1 {
+		t.Fatalf("read %d old versions; want those before the directive recognised too (at most the archive's last one read)", w.reads)
+	}
+}
