@@ -90,6 +90,8 @@ func TestBridgeNote(t *testing.T) {
 		{"too long", good + strings.Repeat("- more\n", 12), []string{fmt.Sprintf("warning:%d", strings.Count(good, "\n")+20-notes.TextLines(good))}, "lines"},
 		// Blank lines are not counted: markdown wants them around headings and lists.
 		{"blank lines aside", good + strings.Repeat("\n- more\n", 10), nil, ""},
+		// Nor is the markdownlint directive line of a note without provenance.
+		{"lint directive aside", good + strings.Repeat("- more\n", 10), nil, ""},
 		{"over budget", strings.Replace(good, "parser half done", strings.Repeat("x", 7000), 1), []string{"warning:1"}, "budget"},
 	}
 	for _, tt := range tests {
