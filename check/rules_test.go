@@ -326,6 +326,18 @@ func TestMemoryIndex(t *testing.T) {
 			t.Fatalf("got %s", describe(got))
 		}
 	})
+	t.Run("lint directive", func(t *testing.T) {
+		t.Parallel()
+		// The directive line compound writes on top is not an index line
+		// and not one of the 200: this index is at the limit, not over it.
+		tr := newRepo(t)
+		tr.Write(dir+"/tacit/a.md", "# A\n")
+		lines := append([]string{"<!-- markdownlint-disable-file MD013 -->", "# Memory", "", "- [A](tacit/a.md) — how a works"}, make([]string, 197)...)
+		tr.Write(dir+"/MEMORY.md", strings.Join(lines, "\n")+"\n")
+		if got := run(t, newMemoryIndex(), tr.input("")); len(got) != 0 {
+			t.Fatalf("got %s", describe(got))
+		}
+	})
 	t.Run("problems", func(t *testing.T) {
 		t.Parallel()
 		tr := newRepo(t)
