@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -87,11 +88,12 @@ func checkBridgeNote(in *Input, path, text string) []Finding {
 		}
 	}
 	// The budget counts lines of text: the blank lines around headings and
-	// lists that markdown wants carry nothing to read (notes.MaxBridgeLines).
+	// lists that markdown wants carry nothing to read, nor does a line of
+	// markdownlint configuration alone (notes.MaxBridgeLines, TextLines).
 	if n := notes.TextLines(text); n > notes.MaxBridgeLines {
 		line := len(lines)
 		for i, seen := 0, 0; i < len(lines); i++ {
-			if strings.TrimSpace(lines[i]) != "" {
+			if strings.TrimSpace(lines[i]) != "" && !markdown.LintDirective(lines[i]) {
 				if seen++; seen > notes.MaxBridgeLines {
 					line = i + 1
 					break

@@ -40,7 +40,7 @@ func TestJournalAppendOnlyRecognisesCleanHistory(t *testing.T) {
 	tr := newRepo(t)
 	buildHistory(t, tr, 70, 50)
 	in := tr.input("")
-	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath,
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
 		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
 	got, err := w.run(context.Background())
 	if err != nil || len(got) != 0 {
@@ -65,7 +65,8 @@ func TestJournalAppendOnlyRecognisesMergedHistory(t *testing.T) {
 		tr.commit(scribeMsg("session"), j.add(i))
 		tr.Git("merge", "-q", "--no-ff", "--no-edit", fmt.Sprintf("feature%d", i))
 	}
-	w := &journalWalk{in: tr.input(""), jPath: journalPath, aPath: archivePath,
+	in := tr.input("")
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
 		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
 	got, err := w.run(context.Background())
 	if err != nil || len(got) != 0 {
@@ -89,7 +90,7 @@ func TestJournalAppendOnlyEditedEntry(t *testing.T) {
 		t.Fatalf("want 1 finding, got %s", describe(got))
 	}
 	f := got[0]
-	if f.Commit != bad || f.File != journalPath || f.Line != 3 || !strings.Contains(f.Message, "edited in commit "+short(bad)) ||
+	if f.Commit != bad || f.File != journalPath || f.Line != 4 || !strings.Contains(f.Message, "edited in commit "+short(bad)) ||
 		!strings.Contains(f.Message, `"docs: reword"`) || f.Fix == "" {
 		t.Fatalf("unexpected finding %s", describe(got))
 	}
@@ -334,7 +335,7 @@ func TestJournalAppendOnlySHA256(t *testing.T) {
 	}
 	bad := tr.commit("edit", map[string]string{journalPath: strings.Replace(j.journal, "did the thing", "did a thing", 1)})
 	got := run(t, newJournalAppendOnly(), tr.input(""))
-	if len(got) != 1 || got[0].Commit != bad || got[0].Line != 3 {
+	if len(got) != 1 || got[0].Commit != bad || got[0].Line != 4 {
 		t.Fatalf("edit: %s", describe(got))
 	}
 }
@@ -412,4 +413,39 @@ func lineOf(text, s string) int {
 		}
 	}
 	return 0
+}
+
+// TestJournalAppendOnlyRecognisesHistoryBeforeLintDirective: a vault that
+// an older scribe wrote, whose journal and archive got the lint directive
+// on top at the next write, is clean, and its old versions are still
+// recognised from HEAD rather than read one by one.
+func TestJournalAppendOnlyRecognisesHistoryBeforeLintDirective(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	tr.commit("initial", map[string]string{"README.md": "hello\n"})
+	j := &journaler{max: 5}
+	old := func(text string) string { return strings.TrimPrefix(text, notes.JournalLintDirective+"\n") }
+	for i := 1; i <= 40; i++ {
+		files := j.add(i)
+		if i <= 30 { // written before the directive
+			j.journal, j.archive = old(j.journal), old(j.archive)
+			for p, text := range files {
+				files[p] = old(text)
+			}
+		}
+		tr.commit(scribeMsg("session"), files)
+	}
+	if !strings.HasPrefix(j.journal, notes.JournalLintDirective+"\n# Journal\n") || !strings.HasPrefix(j.archive, notes.JournalLintDirective+"\n# Journal Archive\n") {
+		t.Fatalf("fixture: want the directive on top of both files now:\n%s\n%s", j.journal, j.archive)
+	}
+	in := tr.input("")
+	w := &journalWalk{in: in, jPath: journalPath, aPath: archivePath, head: in.Head, rng: in.RevRange(), working: true,
+		blobs: map[string]string{}, parsed: map[string][]jentry{}, journals: map[string][]jentry{}}
+	got, err := w.run(context.Background())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("history across the directive: %v %s", err, describe(got))
+	}
+	if w.reads > 1 {
+		t.Fatalf("read %d old versions; want those before the directive recognised too (at most the archive's last one read)", w.reads)
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // Recognising old versions without reading them. The journal's history is
@@ -159,19 +161,46 @@ func (r *archiveRef) find(id string, hexLen int) (string, bool) {
 // journalSeq recognises journal versions as the preamble plus a window of
 // consecutive entries of the whole history.
 type journalSeq struct {
-	preamble string
-	all      []jentry // archive entries, then journal entries, as at HEAD
-	a, b     int      // the window [a, b) of the last version found
-	hasher   *blobHasher
+	// preambles are HEAD's and, when HEAD's starts with the lint directive,
+	// the one before Append put it on top (notes.JournalLintDirective): the
+	// versions an older scribe wrote. The one that matched last is first.
+	preambles []string
+	all       []jentry // archive entries, then journal entries, as at HEAD
+	a, b      int      // the window [a, b) of the last version found
+	hasher    *blobHasher
 }
 
 func newJournalSeq(journal string, archived, current []jentry) journalSeq {
 	all := append(append([]jentry(nil), archived...), current...)
+	if n := len(archived); n > 0 {
+		// The archive's last entry ends the file with one newline; in the
+		// journal versions that held it, a blank line separated it from
+		// the next entry (notes.Append).
+		last := &all[n-1]
+		if strings.HasSuffix(last.raw, "\n") && lastEntryText(last.raw) == last.raw {
+			last.raw += lineEnd(last.raw)
+		}
+	}
 	pre := journal
 	if len(current) > 0 {
 		pre = journal[:current[0].offset]
 	}
-	return journalSeq{preamble: pre, all: all, a: len(archived), b: len(all)}
+	pres := []string{pre}
+	for _, eol := range []string{"\n", "\r\n"} {
+		if old, ok := strings.CutPrefix(pre, notes.JournalLintDirective+eol); ok {
+			pres = append(pres, old)
+			break
+		}
+	}
+	return journalSeq{preambles: pres, all: all, a: len(archived), b: len(all)}
+}
+
+// lineEnd is the line ending a text's last line ends with.
+func lineEnd(s string) string {
+	if strings.HasSuffix(s, "\r\n") {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // windowMoves are the guesses per journal version, most likely first:
@@ -189,14 +218,17 @@ func (s *journalSeq) find(id string, hexLen int) ([]jentry, bool) {
 		s.hasher = newBlobHasher(hexLen)
 	}
 	// Versions are met newest first: the window slides towards the start.
-	for _, d := range windowMoves() {
-		a, b := s.a-d[0], s.b-d[1]
-		if a < 0 || b <= a || b > len(s.all) || !s.joinable(a, b) {
-			continue
-		}
-		if s.windowID(a, b) == id {
-			s.a, s.b = a, b
-			return s.all[a:b], true
+	for i, pre := range s.preambles {
+		for _, d := range windowMoves() {
+			a, b := s.a-d[0], s.b-d[1]
+			if a < 0 || b <= a || b > len(s.all) || !s.joinable(pre, a, b) {
+				continue
+			}
+			if s.windowID(pre, a, b) == id {
+				s.a, s.b = a, b
+				s.preambles[0], s.preambles[i] = s.preambles[i], s.preambles[0]
+				return s.all[a:b], true
+			}
 		}
 	}
 	return nil, false
@@ -204,8 +236,8 @@ func (s *journalSeq) find(id string, hexLen int) ([]jentry, bool) {
 
 // joinable reports whether preamble + entries [a, b) parse back into
 // exactly those entries: every piece but the last ends a line.
-func (s *journalSeq) joinable(a, b int) bool {
-	if s.preamble != "" && !strings.HasSuffix(s.preamble, "\n") {
+func (s *journalSeq) joinable(preamble string, a, b int) bool {
+	if preamble != "" && !strings.HasSuffix(preamble, "\n") {
 		return false
 	}
 	for i := a; i < b-1; i++ {
@@ -218,9 +250,9 @@ func (s *journalSeq) joinable(a, b int) bool {
 
 // windowID hashes preamble + entries [a, b), the last one ending with a
 // single line break as the newest entry of a journal does.
-func (s *journalSeq) windowID(a, b int) string {
+func (s *journalSeq) windowID(preamble string, a, b int) string {
 	parts := make([]string, 0, b-a+1)
-	parts = append(parts, s.preamble)
+	parts = append(parts, preamble)
 	for i := a; i < b-1; i++ {
 		parts = append(parts, s.all[i].raw)
 	}

@@ -66,7 +66,7 @@ func TestJournalSize(t *testing.T) {
 	}
 	cfg.JournalMax = 3
 	got := run(t, newJournalSize(), tr.inputWith(cfg, ""))
-	if len(got) != 1 || got[0].Line != 3 || got[0].File != journalPath || !strings.Contains(got[0].Fix, "oldest 1 ") {
+	if len(got) != 1 || got[0].Line != 4 || got[0].File != journalPath || !strings.Contains(got[0].Fix, "oldest 1 ") {
 		t.Fatalf("4 entries, max 3: got %s", describe(got))
 	}
 }
@@ -90,6 +90,8 @@ func TestBridgeNote(t *testing.T) {
 		{"too long", good + strings.Repeat("- more\n", 12), []string{fmt.Sprintf("warning:%d", strings.Count(good, "\n")+20-notes.TextLines(good))}, "lines"},
 		// Blank lines are not counted: markdown wants them around headings and lists.
 		{"blank lines aside", good + strings.Repeat("\n- more\n", 10), nil, ""},
+		// Nor is the markdownlint directive line of a note without provenance.
+		{"lint directive aside", good + strings.Repeat("- more\n", 10), nil, ""},
 		{"over budget", strings.Replace(good, "parser half done", strings.Repeat("x", 7000), 1), []string{"warning:1"}, "budget"},
 	}
 	for _, tt := range tests {
@@ -320,6 +322,18 @@ func TestMemoryIndex(t *testing.T) {
 		tr.Write(dir+"/tacit/a.md", "# A\n")
 		tr.Write(dir+"/corrections/_rejected/c1.md", "# rejected\n")
 		tr.Write(dir+"/MEMORY.md", "# Memory\n\n- [A](tacit/a.md) — how a works\n- [Docs](https://example.com/x) — external\n")
+		if got := run(t, newMemoryIndex(), tr.input("")); len(got) != 0 {
+			t.Fatalf("got %s", describe(got))
+		}
+	})
+	t.Run("lint directive", func(t *testing.T) {
+		t.Parallel()
+		// The directive line compound writes on top is not an index line
+		// and not one of the 200: this index is at the limit, not over it.
+		tr := newRepo(t)
+		tr.Write(dir+"/tacit/a.md", "# A\n")
+		lines := append([]string{"<!-- markdownlint-disable-file MD013 -->", "# Memory", "", "- [A](tacit/a.md) — how a works"}, make([]string, 197)...)
+		tr.Write(dir+"/MEMORY.md", strings.Join(lines, "\n")+"\n")
 		if got := run(t, newMemoryIndex(), tr.input("")); len(got) != 0 {
 			t.Fatalf("got %s", describe(got))
 		}

@@ -53,8 +53,9 @@ func chkEntry(n int, next ...string) notes.Entry {
 }
 
 // chkRepo builds a repository whose vault has one error (a committed edit of
-// the first journal entry, line 3), one warning on a line (an untagged
-// follow-up) and one warning about no file (an expired lock).
+// the first journal entry, line 4, below the lint directive and the title),
+// one warning on a line (an untagged follow-up) and one warning about no
+// file (an expired lock).
 func chkRepo(t *testing.T) (dir, editCommit string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -118,11 +119,11 @@ func TestCheckFormats(t *testing.T) {
 				t.Errorf("incomplete finding %+v", f)
 			}
 			if f.RuleID == "SCR001" {
-				sawEdit = f.File == ".claude/sonmat/journal.md" && f.Line == 3 && f.Commit == edit && f.Severity == "error"
+				sawEdit = f.File == ".claude/sonmat/journal.md" && f.Line == 4 && f.Commit == edit && f.Severity == "error"
 			}
 		}
 		if !sawEdit {
-			t.Fatalf("no SCR001 at journal.md:3 naming %s:\n%s", edit, out)
+			t.Fatalf("no SCR001 at journal.md:4 naming %s:\n%s", edit, out)
 		}
 	})
 
@@ -141,9 +142,9 @@ func TestCheckFormats(t *testing.T) {
 				t.Errorf("not an annotation: %q", l)
 			}
 		}
-		if !strings.HasPrefix(lines[0], "::error title=SCR001,file=.claude/sonmat/journal.md,line=3::") &&
-			!strings.Contains(out, "\n::error title=SCR001,file=.claude/sonmat/journal.md,line=3::") {
-			t.Fatalf("no error annotation on journal.md:3:\n%s", out)
+		if !strings.HasPrefix(lines[0], "::error title=SCR001,file=.claude/sonmat/journal.md,line=4::") &&
+			!strings.Contains(out, "\n::error title=SCR001,file=.claude/sonmat/journal.md,line=4::") {
+			t.Fatalf("no error annotation on journal.md:4:\n%s", out)
 		}
 		if !strings.Contains(out, "::warning title=SCR006::") {
 			t.Fatalf("file-less warning should have no file property:\n%s", out)
@@ -204,13 +205,13 @@ func TestCheckFormats(t *testing.T) {
 				if uri == "" {
 					t.Errorf("location without uri: %v", pl)
 				}
-				if id == "SCR001" && uri == ".claude/sonmat/journal.md" && region["startLine"] == float64(3) {
+				if id == "SCR001" && uri == ".claude/sonmat/journal.md" && region["startLine"] == float64(4) {
 					located = true
 				}
 			}
 		}
 		if !located {
-			t.Fatalf("no SCR001 result at journal.md line 3:\n%s", out)
+			t.Fatalf("no SCR001 result at journal.md line 4:\n%s", out)
 		}
 	})
 
@@ -219,7 +220,7 @@ func TestCheckFormats(t *testing.T) {
 		if code != ExitFindings {
 			t.Fatalf("exit %d, want 1", code)
 		}
-		want := regexp.MustCompile(`(?m)^\.claude/sonmat/journal\.md:3: error SCR001 journal entry .* was edited in commit [0-9a-f]{12} .*\(fix: .+\)$`)
+		want := regexp.MustCompile(`(?m)^\.claude/sonmat/journal\.md:4: error SCR001 journal entry .* was edited in commit [0-9a-f]{12} .*\(fix: .+\)$`)
 		if !want.MatchString(out) || !strings.Contains(out, "vault hygiene: 1 error, 2 warnings") {
 			t.Fatalf("text output:\n%s", out)
 		}

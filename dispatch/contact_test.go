@@ -339,6 +339,18 @@ func TestFailedRunRefiresOnlyWhatIsMissing(t *testing.T) {
 	if err != nil || rep.Status != "committed" || s.calls()-calls != 1 || len(rep.Landed) != 1 || rep.Landed[0].Path != "reviews/voice/01-01-the-ferry.md" {
 		t.Fatalf("second run: %+v %v (%d calls)", rep, err, s.calls()-calls)
 	}
+	// That review read the landed draft: its body as the agent wrote it,
+	// without the lint directive the landing put after the frontmatter.
+	draft, _ := os.ReadFile(filepath.Join(r.WorkTree, "body/drafts/01-01-the-ferry.md"))
+	if _, body, _ := SplitFrontmatter(string(draft)); !strings.HasPrefix(body, artifactLint+"\n\n") {
+		t.Fatalf("the draft's body does not start with the lint directive:\n%s", draft)
+	}
+	s.mu.Lock()
+	prompt := s.prompts[len(s.prompts)-1]
+	s.mu.Unlock()
+	if body := strings.TrimSpace(artifactBody(string(draft))); strings.Contains(prompt, "markdownlint") || body == "" || !strings.Contains(prompt, body) {
+		t.Fatalf("the review's prompt does not hold the draft's body alone:\n%s", prompt)
+	}
 }
 
 // Agent output is scanned for secrets before it lands; the agent's own

@@ -256,3 +256,34 @@ func FuzzParseVerdict(f *testing.F) {
 		}
 	})
 }
+
+// TestArtifactBody: a landed artifact is frontmatter, the lint directive
+// and the agent's body verbatim; artifactBody gives that body back, and a
+// note without the directive (a person's draft, an older landing) whole.
+func TestArtifactBody(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"Fog over the water.\n", "## Findings\n\nNone.\n", "\n", ""} {
+		data, err := renderArtifact(artifactFM{Title: "T", Type: "draft"}, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, rest, ok := SplitFrontmatter(string(data)); !ok || !strings.HasPrefix(rest, artifactLint+"\n\n") {
+			t.Errorf("the directive does not follow the frontmatter:\n%s", data)
+		}
+		if got := artifactBody(string(data)); got != body {
+			t.Errorf("artifactBody = %q, want %q", got, body)
+		}
+	}
+	for _, text := range []string{"---\ntitle: T\n---\nThe writer's own.\n", "No frontmatter.\n", "---\ntitle: T\n---\n" + artifactLint + "\r\n\r\nCRLF.\r\n"} {
+		want := text
+		if _, b, ok := SplitFrontmatter(text); ok {
+			want = b
+		}
+		if strings.Contains(text, artifactLint) {
+			want = "CRLF.\r\n"
+		}
+		if got := artifactBody(text); got != want {
+			t.Errorf("artifactBody(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

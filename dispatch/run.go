@@ -18,6 +18,7 @@ import (
 
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/vault"
 )
@@ -137,6 +138,12 @@ type artifactFM struct {
 	Generated string   `yaml:"generated"`
 }
 
+// artifactLint opens an artifact's body: markdownlint's inline
+// configuration. The body is the agent's, landed verbatim, and prose keeps
+// a paragraph to a line, as a writer's vault does: MD013 (line length) is
+// off. It stands after the frontmatter, which markdown tools read first.
+const artifactLint = "<!-- markdownlint-disable-file MD013 -->"
+
 func renderArtifact(fm artifactFM, body string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("---\n")
@@ -147,8 +154,24 @@ func renderArtifact(fm artifactFM, body string) ([]byte, error) {
 	}
 	enc.Close()
 	b.WriteString("---\n")
+	b.WriteString(artifactLint + "\n\n")
 	b.WriteString(body)
 	return b.Bytes(), nil
+}
+
+// artifactBody is the body of a landed artifact as the agent wrote it:
+// after the frontmatter, less the lint directive renderArtifact put first
+// (and the blank line after it).
+func artifactBody(text string) string {
+	_, body, _ := SplitFrontmatter(text)
+	first, rest, _ := strings.Cut(body, "\n")
+	if !markdown.LintDirective(first) {
+		return body
+	}
+	if r, ok := strings.CutPrefix(rest, "\r\n"); ok {
+		return r
+	}
+	return strings.TrimPrefix(rest, "\n")
 }
 
 // outcome is one finished agent run.
@@ -238,8 +261,7 @@ func (d *Dispatcher) Run(ctx context.Context, only ...string) (RunReport, error)
 			return f.body, nil
 		}
 		if data, ok := pendFiles[o.job.Draft]; ok {
-			_, body, _ := SplitFrontmatter(string(data))
-			return body, nil
+			return artifactBody(string(data)), nil
 		}
 		if !existing.Drafts[o.job.Draft] {
 			return "", fmt.Errorf("draft %s vanished", o.job.Draft)
@@ -248,8 +270,7 @@ func (d *Dispatcher) Run(ctx context.Context, only ...string) (RunReport, error)
 		if err != nil || !ok {
 			return "", fmt.Errorf("read draft %s: %v", o.job.Draft, err)
 		}
-		_, body, _ := SplitFrontmatter(string(data))
-		return body, nil
+		return artifactBody(string(data)), nil
 	}, cards)
 
 	for _, o := range append(fills, reviews...) {

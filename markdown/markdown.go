@@ -1,6 +1,7 @@
 // Package markdown holds the few CommonMark rules git-scribe's note parsers
-// share: ATX headings and fenced code blocks. It reads text only; it never
-// renders, writes or imports anything of the project's.
+// share: ATX headings, fenced code blocks, and the markdownlint inline
+// configuration comments the formats carry once per file. It reads text
+// only; it never renders, writes or imports anything of the project's.
 package markdown
 
 import "strings"
@@ -96,4 +97,33 @@ func Section(lines []string, level int, title string) (head, end int, ok bool) {
 		}
 	}
 	return head, len(lines), head >= 0
+}
+
+// LintDirective reports whether a line holds nothing but markdownlint
+// inline configuration comments, such as
+// "<!-- markdownlint-disable-file MD013 -->": an instruction to the linter,
+// not text, which parsers and line budgets skip. Like markdownlint, it
+// ignores case and blanks around the keyword.
+func LintDirective(line string) bool {
+	s := strings.TrimSpace(line)
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		rest, ok := strings.CutPrefix(s, "<!--")
+		if !ok {
+			return false
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		const keyword = "markdownlint-"
+		if len(rest) < len(keyword) || !strings.EqualFold(rest[:len(keyword)], keyword) {
+			return false
+		}
+		end := strings.Index(rest, "-->")
+		if end < 0 {
+			return false
+		}
+		s = strings.TrimSpace(rest[end+len("-->"):])
+	}
+	return true
 }

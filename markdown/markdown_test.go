@@ -76,3 +76,26 @@ func TestSection(t *testing.T) {
 		}
 	}
 }
+
+func TestLintDirective(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"<!-- markdownlint-disable-file MD013 MD024 -->", true},
+		{"  <!--markdownlint-configure-file { \"MD024\": { \"siblings_only\": true } }-->\r", true},
+		{"<!-- MarkdownLint-disable MD013 --> <!-- markdownlint-enable MD013 -->", true},
+		{"<!-- scribe: commit=abc --> <!-- markdownlint-disable-file MD013 -->", false},
+		{"<!-- markdownlint-disable-file MD013 --> text", false},
+		{"<!-- markdownlint-disable-file MD013", false},
+		{"<!-- scribe:entry 20261201T092842Z-b58ab33d -->", false},
+		{"<!-- markdownlint", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := LintDirective(tt.in); got != tt.ok {
+			t.Errorf("LintDirective(%q) = %v, want %v", tt.in, got, tt.ok)
+		}
+	}
+}

@@ -193,8 +193,29 @@ func TestIndex(t *testing.T) {
 	if added[1] != "- [키](tacit/k.md) — 한국어 설명" {
 		t.Errorf("korean line %q", added[1])
 	}
-	if got := AddToIndex("", IndexEntry{Name: "n", Path: "tacit/n.md", Description: "d"}); !strings.HasPrefix(got, "# Memory\n") || !strings.HasSuffix(got, "- [n](tacit/n.md) — d\n") {
+	got := AddToIndex("", IndexEntry{Name: "n", Path: "tacit/n.md", Description: "d"})
+	if !strings.HasPrefix(got, "<!-- markdownlint-disable-file MD013 -->\n# Memory\n") || !strings.HasSuffix(got, "- [n](tacit/n.md) — d\n") {
 		t.Errorf("new index %q", got)
+	}
+	// The lint directive is not a line of the index: the count leaves it
+	// out; line numbers stay the file's.
+	if ix := ParseIndex(got); ix.Lines != strings.Count(got, "\n")-1 || len(ix.Entries) != 1 || ix.Entries[0].Line != 7 || len(ix.Malformed) != 0 {
+		t.Errorf("new index parsed as %+v", ix)
+	}
+	// An index scribe started before the directive gets it on top, every
+	// other byte kept; one a person started is theirs, as it is.
+	for _, eol := range []string{"\n", "\r\n"} {
+		old := strings.ReplaceAll(indexHeaderBefore+"- [n](tacit/n.md) — d\n", "\n", eol)
+		got := AddToIndex(old, IndexEntry{Name: "m", Path: "tacit/m.md", Description: "e"})
+		if want := indexLint + eol + old + "- [m](tacit/m.md) — e" + eol; got != want {
+			t.Errorf("index from before the directive:\n%q\nwant\n%q", got, want)
+		}
+		if again := AddToIndex(got, IndexEntry{Name: "o", Path: "tacit/o.md", Description: "f"}); strings.Count(again, indexLint) != 1 || !strings.HasPrefix(again, got) {
+			t.Errorf("a second line added a second directive or changed bytes:\n%q", again)
+		}
+	}
+	if got := AddToIndex(text, IndexEntry{Name: "m", Path: "tacit/m.md", Description: "e"}); strings.Contains(got, indexLint) {
+		t.Errorf("a person's index got the directive:\n%q", got)
 	}
 }
 

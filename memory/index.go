@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // IndexFile is the index's name inside memory_dir.
@@ -26,7 +27,8 @@ type Index struct {
 	Entries []IndexEntry
 	// Malformed are the 1-based numbers of list lines that are not index lines.
 	Malformed []int
-	// Lines counts the file's lines.
+	// Lines counts the file's lines, but for a line of markdownlint inline
+	// configuration alone (indexLint), which is for the linter.
 	Lines int
 }
 
@@ -40,9 +42,11 @@ func ParseIndex(text string) Index {
 		return ix
 	}
 	lines := strings.Split(text, "\n")
-	ix.Lines = len(lines)
 	for i, raw := range lines {
 		line := strings.TrimSuffix(raw, "\r")
+		if !markdown.LintDirective(line) {
+			ix.Lines++
+		}
 		t := strings.TrimSpace(line)
 		if !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "+ ") {
 			continue
@@ -90,11 +94,24 @@ func FormatIndexLine(e IndexEntry) string {
 	return "- [" + name + "](" + path + ") — " + desc
 }
 
-// indexHeader starts a new MEMORY.md.
-const indexHeader = "# Memory\n\nOne line per promoted memory: `- [name](path) — description`.\nWritten by `git scribe compound gate`.\n\n"
+// indexLint is MEMORY.md's first line, markdownlint's inline
+// configuration: an index line is one line however long its name, path and
+// description (up to 150 characters) are (SPEC §6), so MD013 (line length)
+// is off. markdownlint takes the title after it as the first heading
+// (MD041).
+const indexLint = "<!-- markdownlint-disable-file MD013 -->"
+
+// indexHeader starts a new MEMORY.md; indexHeaderBefore is how scribe
+// started one before indexLint.
+const (
+	indexHeaderBefore = "# Memory\n\nOne line per promoted memory: `- [name](path) — description`.\nWritten by `git scribe compound gate`.\n\n"
+	indexHeader       = indexLint + "\n" + indexHeaderBefore
+)
 
 // AddToIndex appends index lines for entries whose path is not indexed yet;
-// every existing byte stays as it is. An empty text starts a new index.
+// every existing byte stays as it is. An empty text starts a new index; an
+// index that still starts with the header scribe wrote before indexLint
+// gets that line on top, as a new one has it.
 func AddToIndex(text string, entries ...IndexEntry) string {
 	ix := ParseIndex(text)
 	var add []string
@@ -116,6 +133,9 @@ func AddToIndex(text string, entries ...IndexEntry) string {
 	eol := "\n"
 	if strings.Contains(text, "\r\n") {
 		eol = "\r\n"
+	}
+	if strings.HasPrefix(text, strings.ReplaceAll(indexHeaderBefore, "\n", eol)) {
+		text = indexLint + eol + text
 	}
 	if !strings.HasSuffix(text, "\n") {
 		text += eol

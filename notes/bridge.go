@@ -34,11 +34,13 @@ const (
 )
 
 // TextLines counts the lines of text that are not blank: what the bridge
-// note's line budget counts.
+// note's line budget counts. A line of markdownlint inline configuration
+// alone is not counted either: it is for the linter, and it carries nothing
+// to read.
 func TextLines(text string) int {
 	n := 0
 	for _, l := range SplitLines(text) {
-		if strings.TrimSpace(l) != "" {
+		if strings.TrimSpace(l) != "" && !markdown.LintDirective(l) {
 			n++
 		}
 	}
@@ -78,6 +80,17 @@ const (
 	noCarryover   = "No carryover."
 	noneSentinel  = "None."
 	commentPrefix = "<!-- scribe:"
+)
+
+// The note's markdownlint inline configuration, on its last line. A bullet
+// and the URGENT item are one line each, up to MaxBridgeItemRunes runes (the
+// budget counts lines), and so is the provenance comment: MD013 (line
+// length) is off. An urgent item goes on the first line, before the title
+// (SPEC §2): MD041 (first line a heading) is off then too. It is kept short:
+// the note is read into the next session's context.
+const (
+	bridgeLint       = "<!-- markdownlint-disable-file MD013 -->"
+	bridgeLintUrgent = "<!-- markdownlint-disable-file MD013 MD041 -->"
 )
 
 // Normalize returns the note exactly as Render will write it and
@@ -211,7 +224,12 @@ func (b *BridgeNote) fitBudget() {
 //
 //	No carryover.
 //
-//	<!-- scribe: commit=… cites=… -->
+//	<!-- scribe: commit=… cites=… --> <!-- markdownlint-disable-file MD013 -->
+//
+// The last line is the provenance comment, when there is a commit or a
+// cite, then markdownlint's inline configuration (with MD041 when there is
+// an urgent item); without provenance the configuration is the line alone,
+// which the budget does not count (TextLines).
 func (b BridgeNote) Render() string {
 	n := b.Normalize()
 	var lines []string
@@ -237,9 +255,14 @@ func (b BridgeNote) Render() string {
 	if len(n.Traps) > 0 {
 		section(secTraps, n.Traps, "")
 	}
-	if n.hasComment() {
-		lines = append(lines, "", n.comment())
+	last := bridgeLint
+	if n.Urgent != "" {
+		last = bridgeLintUrgent
 	}
+	if n.hasComment() {
+		last = n.comment() + " " + last
+	}
+	lines = append(lines, "", last)
 	return strings.Join(lines, "\n") + "\n"
 }
 

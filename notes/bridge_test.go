@@ -101,7 +101,7 @@ func TestBridgeNoteRender(t *testing.T) {
 				"\n## Carry Forward\n\n- Fuzzing of the archive path is not finished.\n" +
 				"\n## Open Questions\n\n- Should archive keep 50 entries?\n" +
 				"\n## Traps to Avoid\n\n- go test caches fuzz results.\n" +
-				"\n<!-- scribe: commit=abc1234 cites=notes/journal.go,dir/b.go -->\n",
+				"\n<!-- scribe: commit=abc1234 cites=notes/journal.go,dir/b.go --> <!-- markdownlint-disable-file MD013 MD041 -->\n",
 		},
 		{
 			name: "empty sections",
@@ -109,7 +109,8 @@ func TestBridgeNoteRender(t *testing.T) {
 			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
 				"\n## Context\n\nNone.\n" +
 				"\n## Carry Forward\n\nNo carryover.\n" +
-				"\n## Open Questions\n\nNone.\n",
+				"\n## Open Questions\n\nNone.\n" +
+				"\n<!-- markdownlint-disable-file MD013 -->\n",
 		},
 		{
 			name: "bad witness dropped and multi-line bullets collapsed",
@@ -122,14 +123,15 @@ func TestBridgeNoteRender(t *testing.T) {
 			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
 				"\n## Context\n\n- line one line two three\n" +
 				"\n## Carry Forward\n\n- x\n" +
-				"\n## Open Questions\n\nNone.\n",
+				"\n## Open Questions\n\nNone.\n" +
+				"\n<!-- markdownlint-disable-file MD013 -->\n",
 		},
 		{
 			name: "hostile cites escaped",
 			note: notes.BridgeNote{Updated: at, Commit: "deadbeef", Cites: []string{"a,b.go", "x --> y.md", "100%.txt", "한글.md"}},
 			want: "# Bridge Note\n\nUpdated: 2026-11-30T21:25:32+09:00\n" +
 				"\n## Context\n\nNone.\n\n## Carry Forward\n\nNo carryover.\n\n## Open Questions\n\nNone.\n" +
-				"\n<!-- scribe: commit=deadbeef cites=a%2Cb.go,x%20--%3E%20y.md,100%25.txt,한글.md -->\n",
+				"\n<!-- scribe: commit=deadbeef cites=a%2Cb.go,x%20--%3E%20y.md,100%25.txt,한글.md --> <!-- markdownlint-disable-file MD013 -->\n",
 		},
 	}
 	for _, tt := range tests {
@@ -175,6 +177,13 @@ func TestBridgeNoteBudget(t *testing.T) {
 			name:     "twelve bullets fit",
 			note:     notes.BridgeNote{Updated: at, Context: bullets("ctx", 12)},
 			wantMore: []string{"- ctx 12\n"},
+		},
+		{
+			// Without provenance the lint directive is a line of its own,
+			// which the budget does not count: the note keeps its bullets.
+			name:     "urgent and no provenance",
+			note:     notes.BridgeNote{Urgent: "fire", Updated: at, Context: bullets("ctx", 11)},
+			wantMore: []string{"- ctx 11\n", "\n<!-- markdownlint-disable-file MD013 MD041 -->\n"},
 		},
 		{
 			name:     "very long bullet capped",

@@ -13,10 +13,21 @@ const (
 	// moves the oldest to the archive.
 	DefaultMaxEntries = 50
 	// DefaultJournalPreamble starts a journal created from nothing.
-	DefaultJournalPreamble = "# Journal\n\n"
+	DefaultJournalPreamble = JournalLintDirective + "\n# Journal\n\n"
 	// DefaultArchivePreamble starts an archive created from nothing.
-	DefaultArchivePreamble = "# Journal Archive\n\n"
+	DefaultArchivePreamble = JournalLintDirective + "\n# Journal Archive\n\n"
 )
+
+// JournalLintDirective is the first line of the journal and of its
+// archive: markdownlint's inline configuration, once per file, for what the
+// entry format demands. An entry's heading and each of its fields are one
+// line however long (the parser and check's SCR001 read entries line by
+// line), so MD013 (line length) is off; every entry may have its own
+// "### Done" and "### Next", and two entries of the same second and summary
+// have the same heading, so MD024 (duplicate headings) is off. markdownlint
+// takes the title after a leading comment as the first heading (MD041).
+// Parsers skip the line: it is part of the preamble, never of an entry.
+const JournalLintDirective = "<!-- markdownlint-disable-file MD013 MD024 -->"
 
 // Journal entry results.
 const (
@@ -82,7 +93,7 @@ type Entry struct {
 
 // Journal is a parsed journal or archive file.
 type Journal struct {
-	Preamble string // text before the first entry, e.g. "# Journal\n\n"
+	Preamble string // text before the first entry, e.g. DefaultJournalPreamble
 	Entries  []Entry
 }
 
@@ -324,7 +335,9 @@ func (j Journal) Render() string {
 // Those terminators become the tail of the previous entry's raw text. The new
 // entry uses the file's line ending (CRLF when the file's first line ends in
 // CRLF). An empty (or all white space) journal starts with
-// DefaultJournalPreamble, an empty archive with DefaultArchivePreamble.
+// DefaultJournalPreamble, an empty archive with DefaultArchivePreamble; a
+// journal (or an archive Append writes to) from before JournalLintDirective
+// gets that line on top, in its preamble, so no entry moves or changes.
 // Moved entries are appended to the archive byte for byte, oldest first
 // (the last without the blank line Append had put after it).
 // Callers check HasCommit first: Append itself does not deduplicate.
@@ -336,6 +349,7 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 	if strings.TrimSpace(journal) == "" {
 		journal = strings.ReplaceAll(DefaultJournalPreamble, "\n", eol)
 	}
+	journal = withLintDirective(journal, eol)
 	journal = WithBlankLineEnd(journal, eol) + strings.ReplaceAll(e.Render(), "\n", eol)
 	j := ParseJournal(journal)
 	if len(j.Entries) <= maxEntries {
@@ -351,6 +365,7 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 	if strings.TrimSpace(archive) == "" {
 		archive = strings.ReplaceAll(DefaultArchivePreamble, "\n", aeol)
 	}
+	archive = withLintDirective(archive, aeol)
 	var b strings.Builder
 	b.WriteString(WithBlankLineEnd(archive, aeol))
 	for i, m := range moved {
@@ -364,6 +379,40 @@ func Append(journal, archive string, e Entry, maxEntries int) (newJournal, newAr
 		b.WriteString(raw)
 	}
 	return j.Render(), b.String()
+}
+
+// hasLintDirective reports whether a journal's (or archive's) preamble
+// holds JournalLintDirective.
+func hasLintDirective(text string) bool {
+	for off := 0; off < len(text); {
+		next := len(text)
+		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		line := text[off:next]
+		if _, _, ok := EntryHeading(line); ok {
+			return false
+		}
+		if strings.TrimSpace(strings.TrimPrefix(line, "\uFEFF")) == JournalLintDirective {
+			return true
+		}
+		off = next
+	}
+	return false
+}
+
+// withLintDirective returns a journal (or archive) with JournalLintDirective
+// in its preamble: unchanged when it has it, else with the line put first
+// (after a byte order mark), ending in eol. No entry's bytes change.
+func withLintDirective(text, eol string) string {
+	if hasLintDirective(text) {
+		return text
+	}
+	rest, bom := strings.CutPrefix(text, "\uFEFF")
+	if bom {
+		return "\uFEFF" + JournalLintDirective + eol + rest
+	}
+	return JournalLintDirective + eol + text
 }
 
 // trimBlankLinesEnd removes the blank lines ending s, keeping the line

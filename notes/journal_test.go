@@ -151,6 +151,7 @@ func TestParseJournal(t *testing.T) {
 		{"crlf no final newline", "# J\r\n## t — a\r\n- Result: shipped", "# J\r\n", []string{"a"}},
 		{"non-entry headings", "## Notes\n### 2026 — x\n## — nothing\n##  — x\n## a — b\n## Not - but yes\n", "## Notes\n### 2026 — x\n## — nothing\n##  — x\n", []string{"b", "but yes"}},
 		{"non-utf8", "## \xff — \xfe\n- Scope: \xff\n", "", []string{"\uFFFD"}},
+		{"lint directive", notes.DefaultJournalPreamble + "## t — a\n", notes.JournalLintDirective + "\n# Journal\n\n", []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,18 +178,25 @@ func TestAppend(t *testing.T) {
 	t.Parallel()
 	e := sampleEntry(1)
 	rendered := e.Render()
+	// A journal from before the lint directive gets it as its first line;
+	// every other byte stays.
+	d := notes.JournalLintDirective
 	tests := []struct {
 		name        string
 		journal     string
 		wantJournal string
 	}{
-		{"empty", "", "# Journal\n\n" + rendered},
-		{"whitespace only", "\n\n", "# Journal\n\n" + rendered},
-		{"preamble without blank", "# Journal\n", "# Journal\n\n" + rendered},
-		{"entry without final newline", "# Journal\n\n## t — a\n- Scope: x", "# Journal\n\n## t — a\n- Scope: x\n\n" + rendered},
-		{"entry with blank", "# Journal\n\n## t — a\n\n", "# Journal\n\n## t — a\n\n" + rendered},
-		{"crlf", "# Journal\r\n\r\n## t — a\r\n", "# Journal\r\n\r\n## t — a\r\n\r\n" + strings.ReplaceAll(rendered, "\n", "\r\n")},
-		{"crlf half line", "# Journal\r\n\r\n## t — a\r", "# Journal\r\n\r\n## t — a\r\n\r\n" + strings.ReplaceAll(rendered, "\n", "\r\n")},
+		{"empty", "", d + "\n# Journal\n\n" + rendered},
+		{"whitespace only", "\n\n", d + "\n# Journal\n\n" + rendered},
+		{"preamble without blank", "# Journal\n", d + "\n# Journal\n\n" + rendered},
+		{"entry without final newline", "# Journal\n\n## t — a\n- Scope: x", d + "\n# Journal\n\n## t — a\n- Scope: x\n\n" + rendered},
+		{"entry with blank", "# Journal\n\n## t — a\n\n", d + "\n# Journal\n\n## t — a\n\n" + rendered},
+		{"crlf", "# Journal\r\n\r\n## t — a\r\n", d + "\r\n# Journal\r\n\r\n## t — a\r\n\r\n" + strings.ReplaceAll(rendered, "\n", "\r\n")},
+		{"crlf half line", "# Journal\r\n\r\n## t — a\r", d + "\r\n# Journal\r\n\r\n## t — a\r\n\r\n" + strings.ReplaceAll(rendered, "\n", "\r\n")},
+		{"byte order mark", "\uFEFF# Journal\n\n## t — a\n", "\uFEFF" + d + "\n# Journal\n\n## t — a\n\n" + rendered},
+		{"with the directive", d + "\n# Journal\n\n## t — a\n", d + "\n# Journal\n\n## t — a\n\n" + rendered},
+		{"directive below the title", "# Journal\n\n" + d + "\n\n## t — a\n", "# Journal\n\n" + d + "\n\n## t — a\n\n" + rendered},
+		{"directive only in an entry", "# Journal\n\n## t — a\n" + d + "\n", d + "\n# Journal\n\n## t — a\n" + d + "\n\n" + rendered},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +208,7 @@ func TestAppend(t *testing.T) {
 			if a != "" {
 				t.Errorf("archive = %q, want untouched", a)
 			}
-			if strings.TrimSpace(tt.journal) != "" && !strings.HasPrefix(j, tt.journal) {
+			if strings.TrimSpace(tt.journal) != "" && !strings.HasPrefix(withoutAddedDirective(tt.journal, j), tt.journal) {
 				t.Errorf("existing bytes changed")
 			}
 			if !notes.HasCommit(notes.ParseJournal(j), e.Commits[0]) {
@@ -245,7 +253,7 @@ func TestAppendArchives(t *testing.T) {
 						t.Fatalf("append %d changed existing bytes:\n%q\nnot a prefix of\n%q", i, rest, journal)
 					}
 				}
-				if !strings.HasPrefix(archive, prevArchive) {
+				if !strings.HasPrefix(withoutAddedDirective(prevArchive, archive), prevArchive) {
 					t.Fatalf("append %d changed existing archive bytes", i)
 				}
 			}
@@ -274,6 +282,9 @@ func TestAppendArchives(t *testing.T) {
 			if tt.archive == "" && a.Preamble != notes.DefaultArchivePreamble {
 				t.Errorf("archive preamble = %q", a.Preamble)
 			}
+			if want := notes.JournalLintDirective + "\n" + tt.archive; tt.archive != "" && !strings.HasPrefix(archive, want) {
+				t.Errorf("an archive from before the lint directive, written to: want it on top\n%q", archive)
+			}
 			// Archived entries are in order and byte-identical to their journal
 			// text: the rendered entry plus the blank line Append put after it,
 			// except the archive's last, which ends the file with one newline.
@@ -293,6 +304,26 @@ func TestAppendArchives(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutAddedDirective is text after Append less the lint directive line
+// Append put on top of old, a journal or archive from before it.
+func withoutAddedDirective(old, text string) string {
+	if strings.Contains(notes.ParseJournal(old).Preamble, notes.JournalLintDirective) {
+		return text
+	}
+	bom := ""
+	if strings.HasPrefix(text, "\uFEFF") {
+		bom, text = "\uFEFF", text[len("\uFEFF"):]
+	}
+	rest, ok := strings.CutPrefix(text, notes.JournalLintDirective)
+	if !ok {
+		return bom + text
+	}
+	if r, ok := strings.CutPrefix(rest, "\r\n"); ok {
+		return bom + r
+	}
+	return bom + strings.TrimPrefix(rest, "\n")
 }
 
 func TestHasCommit(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 // MergeJournal merges two branches' versions of an append-only journal (or
 // archive) entry by entry: ours is kept byte for byte, less the entries
 // theirs archived since base, and the entries theirs added since base are
-// appended in their order. Entries are identified by
+// appended in their order; when theirs has JournalLintDirective, so has
+// the result. Entries are identified by
 // their id line, else by their text. Git's own union merge works line by
 // line and interleaves two entries that share lines (every "- Result:
 // shipped"); this never does.
@@ -52,6 +53,10 @@ func MergeJournal(base, ours, theirs string) string {
 	}
 	if strings.TrimSpace(out) == "" {
 		out = ParseJournal(theirs).Preamble
+	} else if hasLintDirective(theirs) {
+		// Theirs was written since JournalLintDirective and ours before:
+		// the merge is the newer format.
+		out = withLintDirective(out, DetectEOL(out))
 	}
 	for _, e := range ParseJournal(theirs).Entries {
 		if seen[key(e)] {

@@ -96,3 +96,27 @@ func TestMergeJournalInTime(t *testing.T) {
 		t.Errorf("merging again changed it:\n%s", again)
 	}
 }
+
+// TestMergeJournalLintDirective: a journal from before the lint directive
+// merged with one written since is in the newer format, its entries whole.
+func TestMergeJournalLintDirective(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	old := "# Journal\n\n" + Entry{ID: "b", Time: at, Summary: "Base"}.Render()
+	ours := old + "\n" + Entry{ID: "m", Time: at, Summary: "Main"}.Render()
+	theirs, _ := Append(old, "", Entry{ID: "s", Time: at, Summary: "Side"}, 50)
+	got := MergeJournal(old, ours, theirs)
+	if !strings.HasPrefix(got, JournalLintDirective+"\n"+ours) {
+		t.Fatalf("want the directive on top of ours, kept byte for byte:\n%s", got)
+	}
+	if j := ParseJournal(got); len(j.Entries) != 3 || j.Entries[2].Summary != "Side" || strings.Count(got, JournalLintDirective) != 1 {
+		t.Fatalf("want Base, Main, Side and one directive:\n%s", got)
+	}
+	// Theirs from before it: ours stays as it is, with or without.
+	if got := MergeJournal(old, theirs, ours); !strings.HasPrefix(got, theirs) || strings.Count(got, JournalLintDirective) != 1 {
+		t.Errorf("ours with the directive, theirs without:\n%s", got)
+	}
+	if got := MergeJournal(old, ours, ours+"\n"+Entry{ID: "t", Time: at, Summary: "Two"}.Render()); strings.Contains(got, JournalLintDirective) {
+		t.Errorf("neither side has the directive; the merge added it:\n%s", got)
+	}
+}
