@@ -189,6 +189,10 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		}
 	}
 	if !o.Hook && !o.QueueOnly {
+		v.PrefetchWorktree(ctx)
+		if !in.DryRun {
+			v.PrepareWrite(ctx)
+		}
 		// An explicit wrap while a session is open ends it: the session's
 		// one journal entry, with the flags given here.
 		srep, err := v.FinaliseSessions(ctx, vault.EndExplicitWrap, in)

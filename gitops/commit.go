@@ -373,7 +373,7 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
 		return CommitResult{}, false, err
 	}
-	tree, err := r.writeVaultTree(ctx, trees, changed, next)
+	tree, built, err := r.writeVaultTree(ctx, trees, changed, next)
 	if IsUnwritable(err) {
 		return CommitResult{}, false, err
 	}
@@ -403,6 +403,7 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 		_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "-m", "scribe: vault commit", "--stdin")
 		if err == nil {
 			*released = true
+			r.keepWritten(sha, tip, changed, next, built)
 			return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
 		}
 		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {
@@ -422,6 +423,7 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 		}
 		return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
 	}
+	r.keepWritten(sha, tip, changed, next, built)
 	return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -151,11 +152,77 @@ func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []str
 		run(1, func() (err error) { c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); return err })
 	}
 	run(2, func() (err error) {
+		if w := r.takeWorktree(exclude, stagedAgainst); w != nil {
+			<-w.done
+			c.Staged, c.Unstaged, c.Untracked = w.staged, w.unstaged, w.untracked
+			return w.err
+		}
 		c.Staged, c.Unstaged, c.Untracked, err = r.worktreeChanges(ctx, exclude, stagedAgainst)
 		return err
 	})
 	wg.Wait()
 	return c, errors.Join(errs...)
+}
+
+// worktreeAhead is a worktreeChanges started early (PrefetchWorktree).
+type worktreeAhead struct {
+	key              string
+	started          time.Time
+	done             chan struct{}
+	staged, unstaged []FileChange
+	untracked        []string
+	err              error
+}
+
+func worktreeKey(exclude []string, stagedAgainst string) string {
+	return stagedAgainst + "\x00" + strings.Join(exclude, "\x00")
+}
+
+// PrefetchWorktree starts reading the work tree's state (the status scan,
+// the largest read of a wrap or a Stop on a big repository) now, beside the
+// reads that come first; the next ReadChanges with the same exclude and
+// head (a commit id; "" when unborn) takes it. The state is the one of a
+// moment earlier, as if the command had started reading there.
+func (r *Repo) PrefetchWorktree(ctx context.Context, exclude []string, head string) {
+	stagedAgainst := head
+	if head == "" {
+		empty, err := r.EmptyTreeID(ctx)
+		if err != nil {
+			return
+		}
+		stagedAgainst = empty
+	}
+	w := &worktreeAhead{key: worktreeKey(exclude, stagedAgainst), started: time.Now(), done: make(chan struct{})}
+	r.immMu.Lock()
+	if r.worktree != nil && time.Since(r.worktree.started) < worktreeFresh {
+		r.immMu.Unlock()
+		return
+	}
+	r.worktree = w
+	r.immMu.Unlock()
+	exclude = append([]string(nil), exclude...)
+	go func() {
+		defer close(w.done)
+		w.staged, w.unstaged, w.untracked, w.err = r.worktreeChanges(ctx, exclude, stagedAgainst)
+	}()
+}
+
+// worktreeFresh is how long a prefetched work-tree read stands for the
+// work tree: a command's reads take milliseconds; a long-running process
+// (the MCP server) reads again for a later request.
+const worktreeFresh = 2 * time.Second
+
+// takeWorktree is the prefetched read for these arguments, once, while
+// fresh.
+func (r *Repo) takeWorktree(exclude []string, stagedAgainst string) *worktreeAhead {
+	r.immMu.Lock()
+	defer r.immMu.Unlock()
+	w := r.worktree
+	if w == nil || w.key != worktreeKey(exclude, stagedAgainst) || time.Since(w.started) > worktreeFresh {
+		return nil
+	}
+	r.worktree = nil
+	return w
 }
 
 // maxLimitedDiff is the most changed paths worktreeChanges names to git

@@ -3,6 +3,7 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"sort"
@@ -545,4 +546,43 @@ func FuzzParseRawNumstat(f *testing.F) {
 			t.Errorf("parse not deterministic for %q", in)
 		}
 	})
+}
+
+// A prefetched work-tree read is the next ReadChanges' with the same
+// exclude and head, once and only while fresh: a later call, another
+// exclude, or a read started more than worktreeFresh ago reads again.
+func TestPrefetchWorktreeIsTakenOnceWhileFresh(t *testing.T) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	r := tr.open()
+	head := tr.Head()
+	exclude := []string{"notes"}
+	tr.Write("a.txt", "one\n")
+	r.PrefetchWorktree(ctx, exclude, head)
+	<-r.worktree.done
+	tr.Write("b.txt", "two\n") // after the prefetch: not in its read
+	got, err := r.ReadChanges(ctx, head, head, exclude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Untracked) != "[a.txt]" {
+		t.Errorf("prefetched read: untracked %q, want the state at the prefetch", got.Untracked)
+	}
+	again, _ := r.ReadChanges(ctx, head, head, exclude)
+	if fmt.Sprint(again.Untracked) != "[a.txt b.txt]" {
+		t.Errorf("second read: untracked %q, want a fresh read", again.Untracked)
+	}
+
+	r.PrefetchWorktree(ctx, exclude, head)
+	<-r.worktree.done
+	tr.Write("c.txt", "three\n")
+	other, _ := r.ReadChanges(ctx, head, head, []string{"elsewhere"})
+	if fmt.Sprint(other.Untracked) != "[a.txt b.txt c.txt]" {
+		t.Errorf("another exclude: untracked %q, want a fresh read", other.Untracked)
+	}
+	r.worktree.started = time.Now().Add(-worktreeFresh - time.Second)
+	stale, _ := r.ReadChanges(ctx, head, head, exclude)
+	if fmt.Sprint(stale.Untracked) != "[a.txt b.txt c.txt]" {
+		t.Errorf("stale prefetch: untracked %q, want a fresh read", stale.Untracked)
+	}
 }

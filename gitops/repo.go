@@ -57,8 +57,11 @@ type Repo struct {
 	immMu    sync.Mutex
 	imm      map[string][]byte
 	ancestry map[string]bool
+	// worktree is the work tree's read PrefetchWorktree started.
+	worktree *worktreeAhead
 	// vaultReads memoizes readVault by commit id.
 	vaultReads map[string]*vaultRead
+	vaultOrder []string // vaultReads' commits, oldest first
 }
 
 // Discover finds the repository containing dir the way git does (any

@@ -55,6 +55,11 @@ func treeDirs(paths []string) []string {
 // vault write that follows a command's reads of the same tip reads nothing
 // again (one git process on a repository go-git does not open).
 func (r *Repo) ReadVaultFiles(ctx context.Context, commit string, paths []string) (map[string][]byte, error) {
+	if isObjectID(commit) {
+		if files, _, ok := r.vaultMemo(commit, paths, nil); ok {
+			return files, nil
+		}
+	}
 	files, _, err := r.readVault(ctx, commit, paths)
 	return files, err
 }
@@ -101,10 +106,13 @@ type vaultRead struct {
 	files map[string][]byte // nil value: no file there
 	dirs  map[string][]object.TreeEntry
 	odd   bool
+	// whole: what files and dirs lack is not there (the first vault
+	// commit, known whole by the write that made it).
+	whole bool
 }
 
-// vaultMemo serves a read from what was read at commit before, when all of
-// it was.
+// vaultMemo serves a read from what was read at commit before (or written
+// there, keepWritten), when all of it was: paths, and the trees of dirs.
 func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte, vaultTrees, bool) {
 	r.immMu.Lock()
 	defer r.immMu.Unlock()
@@ -115,7 +123,7 @@ func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte
 	files := make(map[string][]byte, len(paths))
 	for _, p := range paths {
 		b, ok := m.files[p]
-		if !ok {
+		if !ok && !m.whole {
 			return nil, nil, false
 		}
 		if b != nil {
@@ -125,7 +133,7 @@ func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte
 	trees := vaultTrees{}
 	for _, d := range dirs {
 		es, ok := m.dirs[d]
-		if !ok {
+		if !ok && !m.whole {
 			return nil, nil, false
 		}
 		if es != nil {
@@ -136,6 +144,63 @@ func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte
 		trees = nil
 	}
 	return files, trees, true
+}
+
+// keepWritten remembers what the vault holds at sha, the commit just made
+// on tip with exactly the changed paths replaced by next: what was known at
+// tip, those paths' new contents, and the trees the write built (dirs;
+// nil when it built them with a temporary index). The view rendered from
+// sha next then reads nothing.
+func (r *Repo) keepWritten(sha, tip string, changed []string, next map[string][]byte, dirs map[string][]object.TreeEntry) {
+	r.immMu.Lock()
+	defer r.immMu.Unlock()
+	if r.vaultReads == nil {
+		r.vaultReads = map[string]*vaultRead{}
+	}
+	m := &vaultRead{files: map[string][]byte{}, dirs: map[string][]object.TreeEntry{}}
+	if was := r.vaultReads[tip]; was != nil && tip != "" {
+		for p, b := range was.files {
+			m.files[p] = b
+		}
+		if dirs != nil && !was.odd {
+			for d, es := range was.dirs {
+				m.dirs[d] = es
+			}
+		}
+	}
+	for _, p := range changed {
+		if b := next[p]; b != nil {
+			m.files[p] = append([]byte{}, b...)
+		} else {
+			m.files[p] = nil
+		}
+	}
+	for d, es := range dirs {
+		m.dirs[d] = es
+	}
+	if dirs == nil {
+		m.dirs = map[string][]object.TreeEntry{} // unknown: a write at sha reads them
+	}
+	m.whole = dirs != nil && (tip == "" || (r.vaultReads[tip] != nil && r.vaultReads[tip].whole))
+	r.keepRead(sha, m)
+}
+
+// maxVaultReads bounds the commits whose reads a process keeps: a command
+// needs the tip it read and the one it wrote; a long-running process (the
+// MCP server) must not keep every journal it ever wrote.
+const maxVaultReads = 4
+
+// keepRead stores m as commit's read, forgetting the oldest beyond
+// maxVaultReads. The caller holds immMu.
+func (r *Repo) keepRead(commit string, m *vaultRead) {
+	if _, ok := r.vaultReads[commit]; !ok {
+		r.vaultOrder = append(r.vaultOrder, commit)
+	}
+	r.vaultReads[commit] = m
+	for len(r.vaultOrder) > maxVaultReads {
+		delete(r.vaultReads, r.vaultOrder[0])
+		r.vaultOrder = r.vaultOrder[1:]
+	}
 }
 
 // keepVault remembers a readVault at commit (an object id: what it holds
@@ -149,7 +214,7 @@ func (r *Repo) keepVault(commit string, paths, dirs []string, files map[string][
 	m := r.vaultReads[commit]
 	if m == nil {
 		m = &vaultRead{files: map[string][]byte{}, dirs: map[string][]object.TreeEntry{}}
-		r.vaultReads[commit] = m
+		r.keepRead(commit, m)
 	}
 	for _, p := range paths {
 		b, ok := files[p]
@@ -291,10 +356,11 @@ func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths
 // writeVaultTree writes the changed blobs and every tree they change, on
 // top of trees (the base commit's), with one `git unpack-objects`, and
 // returns the new root tree's id.
-func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []string, next map[string][]byte) (string, error) {
+func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []string, next map[string][]byte) (string, map[string][]object.TreeEntry, error) {
 	if trees == nil || r.objectFormat != "sha1" {
-		return "", errNoFastTree
+		return "", nil, errNoFastTree
 	}
+	built := map[string][]object.TreeEntry{}
 	mem := memory.NewStorage()
 	var written []plumbing.Hash
 	put := func(o plumbing.EncodedObject) plumbing.Hash {
@@ -319,7 +385,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		d = strings.TrimSuffix(d, "/")
 		m := dirOf(d)
 		if old, ok := m[name]; ok && old.Mode == filemode.Dir {
-			return "", errNoFastTree // a directory where the vault writes a file
+			return "", nil, errNoFastTree // a directory where the vault writes a file
 		}
 		if next[p] == nil {
 			delete(m, name)
@@ -357,9 +423,13 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		sort.Slice(es, func(i, j int) bool { return treeOrder(es[i]) < treeOrder(es[j]) })
 		o := mem.NewEncodedObject()
 		if err := (&object.Tree{Entries: es}).Encode(o); err != nil {
-			return "", fmt.Errorf("encode vault tree %q: %w", d, err)
+			return "", nil, fmt.Errorf("encode vault tree %q: %w", d, err)
 		}
 		h := put(o)
+		built[d] = es
+		if len(es) == 0 {
+			built[d] = nil // gone: git has no empty trees
+		}
 		if d == "" {
 			root = h
 			break
@@ -367,7 +437,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		parent, name := path.Split(d)
 		pm := dirOf(strings.TrimSuffix(parent, "/"))
 		if old, ok := pm[name]; ok && old.Mode != filemode.Dir {
-			return "", errNoFastTree // a file where the vault needs a directory
+			return "", nil, errNoFastTree // a file where the vault needs a directory
 		}
 		if len(es) == 0 {
 			delete(pm, name)
@@ -377,12 +447,12 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 	}
 	var pack bytes.Buffer
 	if _, err := packfile.NewEncoder(&pack, mem, false).Encode(written, 0); err != nil {
-		return "", fmt.Errorf("pack the vault commit's objects: %w", err)
+		return "", nil, fmt.Errorf("pack the vault commit's objects: %w", err)
 	}
 	if _, err := r.gitIn(ctx, runOpts{stdin: pack.Bytes()}, "unpack-objects", "-q"); err != nil {
-		return "", fmt.Errorf("write the vault commit's objects: %w", err)
+		return "", nil, fmt.Errorf("write the vault commit's objects: %w", err)
 	}
-	return root.String(), nil
+	return root.String(), built, nil
 }
 
 // treeOrder is git's order of tree entries: by name, a directory's name

@@ -59,7 +59,7 @@ func TestWriteVaultTreeMatchesTheTemporaryIndex(t *testing.T) {
 					changed = append(changed, p)
 				}
 				slices.Sort(changed)
-				fast, err := r.writeVaultTree(ctx, trees, changed, next)
+				fast, _, err := r.writeVaultTree(ctx, trees, changed, next)
 				if err != nil {
 					t.Fatalf("round %d: writeVaultTree: %v", round, err)
 				}
@@ -108,7 +108,7 @@ func TestWriteVaultTreeFallsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.writeVaultTree(ctx, trees, []string{p}, map[string][]byte{p: []byte("x\n")}); err != errNoFastTree {
+		if _, _, err := r.writeVaultTree(ctx, trees, []string{p}, map[string][]byte{p: []byte("x\n")}); err != errNoFastTree {
 			t.Errorf("%s: writeVaultTree = %v, want errNoFastTree (files %v)", p, err, files)
 		}
 	}
@@ -148,4 +148,78 @@ func TestReadVaultFilesIsKeptForTheWrite(t *testing.T) {
 	if got, _, err := r.readVault(ctx, tip, []string{"journal.md", "bridge/main.md"}); err != nil || got["journal.md"] != nil || string(got["bridge/main.md"]) != "note\n" {
 		t.Errorf("readVault with a new path = %q, %v", got, err)
 	}
+}
+
+// After a vault write the process knows the new tip without reading it:
+// what it knew at the old tip with the changed paths replaced, and the
+// trees the write built. Over random writes and deletions that knowledge
+// equals a fresh read of the new commit, and serving it runs no git.
+func TestVaultWriteKnowsItsNewTip(t *testing.T) {
+	names := []string{"journal.md", "ACTIVE-STATUS.md", "bridge/main.md", "bridge/feat/x.md", "sessions/s1.yaml", "sessions/s2.yaml", "a/b/c.md"}
+	for _, start := range []string{"empty vault", "vault made by another process"} {
+		t.Run(start, func(t *testing.T) { vaultWriteKnowsItsNewTip(t, names, start != "empty vault") })
+	}
+}
+
+func vaultWriteKnowsItsNewTip(t *testing.T, names []string, existing bool) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	if existing {
+		if _, err := tr.open().CommitPaths(ctx, CommitRequest{Vault: true, Paths: []string{"bridge/main.md", "sessions/s9.yaml"}, Message: message("first"),
+			Build: func(map[string][]byte) (map[string][]byte, error) {
+				return map[string][]byte{"bridge/main.md": []byte("note\n"), "sessions/s9.yaml": []byte("id: s9\n")}, nil
+			}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := tr.open()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 15; round++ {
+		tip, _ := r.VaultTip(ctx)
+		if _, _, err := r.readVault(ctx, tip, names); err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, n := range names {
+			if rng.IntN(3) == 0 {
+				paths = append(paths, n)
+			}
+		}
+		if len(paths) == 0 {
+			paths = names[:1]
+		}
+		res, err := r.CommitPaths(ctx, CommitRequest{Vault: true, Paths: paths, Message: message("round"),
+			Build: func(cur map[string][]byte) (map[string][]byte, error) {
+				next := map[string][]byte{}
+				for _, p := range paths {
+					if cur[p] != nil && rng.IntN(2) == 0 {
+						next[p] = nil
+					} else {
+						next[p] = []byte(fmt.Sprintf("%s %d\n", p, round))
+					}
+				}
+				return next, nil
+			}})
+		if err != nil || res.SHA == "" {
+			t.Fatalf("round %d: %+v, %v", round, res, err)
+		}
+		work := r.WorkTree
+		r.WorkTree = t.TempDir() // no git from here: only what the write kept
+		known, knownTrees, err := r.readVault(ctx, res.SHA, names)
+		r.WorkTree = work
+		if err != nil {
+			t.Fatalf("round %d: the new tip was read again: %v", round, err)
+		}
+		fresh, freshTrees, err := tr.open().readVault(ctx, res.SHA, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(known) != fmt.Sprint(fresh) {
+			t.Fatalf("round %d: kept files %q, fresh read %q", round, known, fresh)
+		}
+		if fmt.Sprint(knownTrees) != fmt.Sprint(freshTrees) {
+			t.Fatalf("round %d: kept trees %v, fresh read %v", round, knownTrees, freshTrees)
+		}
+	}
+	tr.fsck()
 }

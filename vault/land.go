@@ -205,7 +205,9 @@ func (v *Vault) prefetchInfos(ctx context.Context, queued []gitops.QueueItem) {
 	for _, it := range queued {
 		var c CommitRecord
 		if it.Kind == KindCommit && json.Unmarshal(it.Payload, &c) == nil && c.SHA != "" && c.Subject == "" {
-			shas = append(shas, c.SHA)
+			if _, read := v.infos[c.SHA]; !read {
+				shas = append(shas, c.SHA)
+			}
 		}
 	}
 	if len(shas) == 0 || v.infosAhead != nil {

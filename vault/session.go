@@ -85,8 +85,8 @@ func (v *Vault) sessionsAt(ctx context.Context, tip string, also ...string) (map
 	}
 	out, err := v.readSessionsAt(ctx, tip, also)
 	if err == nil && tip != "" {
-		if v.parsedSessions == nil {
-			v.parsedSessions = map[string]map[string]notes.Session{}
+		if v.parsedSessions == nil || len(v.parsedSessions) > 2 {
+			v.parsedSessions = map[string]map[string]notes.Session{} // a long-running process keeps few
 		}
 		kept := make(map[string]notes.Session, len(out))
 		for id, s := range out {
@@ -166,30 +166,19 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	rep.Session = id
 	v.Migrate(ctx)
 	head, err := v.Repo.Head(ctx)
-	if err == nil {
-		v.prefetchTracked(ctx, head)
-	}
 	if err != nil {
 		return rep, err
 	}
 	// A turn's bridge note needs the work tree's state: the status scan,
 	// the costliest read, runs beside the vault and queue reads below.
-	type changes struct {
-		ch  gitops.Changes
-		err error
-	}
-	pending := make(chan changes, 1)
 	if !end {
-		go func() {
-			ch, err := v.uncommitted(ctx, head)
-			pending <- changes{ch, err}
-		}()
+		v.Repo.PrefetchWorktree(ctx, v.ownPaths(), head.Commit)
 	}
-	queued, qerr := v.Repo.Queued()
-	v.prefetchInfos(ctx, queued)
 	if !in.DryRun && !v.ReadOnly {
+		v.PrepareWrite(ctx)
 		v.Repo.PrepareHolder(ctx, v.lockOptions("wrap")) // a turn always writes its record
 	}
+	queued, qerr := v.Repo.Queued()
 	tip, err := v.Repo.VaultTip(ctx)
 	if err != nil {
 		return rep, err
@@ -261,11 +250,11 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 			return rep, err
 		}
 	} else {
-		got := <-pending
-		if got.err != nil {
-			return rep, got.err
+		ch, err := v.uncommitted(ctx, head)
+		if err != nil {
+			return rep, err
 		}
-		b := v.sessionBridge(ctx, rec, in, got.ch, head)
+		b := v.sessionBridge(ctx, rec, in, ch, head)
 		p = Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "session turn: record + bridge note (no journal entry per turn)",
 			Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
 			DoneAt: now, Head: head.Commit, Branch: head.Ref}
@@ -348,12 +337,18 @@ func (v *Vault) landSessionPlans(ctx context.Context, plans []Plan, absorbed []g
 // command) the idle ones. It reports the sessions journaled.
 func (v *Vault) FinaliseSessions(ctx context.Context, reason string, in notes.WrapInput) (SessionReport, error) {
 	rep := SessionReport{}
-	all, err := v.Sessions(ctx)
-	if err != nil || len(all) == 0 {
-		return rep, err
-	}
 	head, err := v.Repo.Head(ctx)
 	if err != nil {
+		return rep, err
+	}
+	tip, err := v.vaultTip(ctx)
+	if err != nil || tip == "" {
+		return rep, err
+	}
+	// The files a wrap or a journal entry writes are read with the records,
+	// in one git process, for the planning and the write that follow.
+	all, err := v.sessionsAt(ctx, tip, notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus, notes.BridgeVaultPath(head.Ref))
+	if err != nil || len(all) == 0 {
 		return rep, err
 	}
 	now := v.now()

@@ -37,7 +37,7 @@ func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[str
 	if err != nil {
 		return "", nil, err
 	}
-	files, err := v.Repo.ReadFiles(ctx, tip, paths)
+	files, err := v.Repo.ReadVaultFiles(ctx, tip, paths)
 	if err != nil {
 		return tip, nil, fmt.Errorf("read %s: %w", gitops.VaultRef, err)
 	}

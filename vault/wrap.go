@@ -87,11 +87,10 @@ func shortSHA(s string) string {
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
+	v.PrefetchWorktree(ctx)
 	if !in.DryRun {
 		v.Repo.ReapDeadLocks(ctx)
-		if head, err := v.Repo.Head(ctx); err == nil {
-			v.prefetchTracked(ctx, head)
-		}
+		v.PrepareWrite(ctx)
 	}
 	rep, err := v.wrap(ctx, in)
 	if err == nil && !in.DryRun && rep.Commit == nil {
@@ -100,6 +99,35 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 		rep.Warnings = append(rep.Warnings, v.RefreshStaleView(ctx)...)
 	}
 	return rep, err
+}
+
+// PrefetchWorktree starts the read of the work tree's state a wrap's plan
+// takes (the largest read on a big repository), so that it runs beside the
+// queue's, the sessions', the journal's and the history's; the plan waits
+// for it. Unused (an explicit wrap that ends a session), it is dropped.
+func (v *Vault) PrefetchWorktree(ctx context.Context) {
+	if head, err := v.Repo.Head(ctx); err == nil {
+		v.Repo.PrefetchWorktree(ctx, v.ownPaths(), head.Commit)
+	}
+}
+
+// PrepareWrite starts, beside a wrap's first reads, what its write will
+// wait for: the view paths' listing in the index, the queued commits'
+// numstat and, when records are queued (they land: the wrap writes), the
+// lock holder object. Each is taken by its use, or left unused.
+func (v *Vault) PrepareWrite(ctx context.Context) {
+	if v.ReadOnly {
+		return
+	}
+	if head, err := v.Repo.Head(ctx); err == nil {
+		v.prefetchTracked(ctx, head)
+	}
+	queued, err := v.Repo.Queued()
+	if err != nil || len(queued) == 0 {
+		return
+	}
+	v.prefetchInfos(ctx, queued)
+	v.Repo.PrepareHolder(ctx, v.lockOptions("wrap"))
 }
 
 func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
@@ -111,9 +139,6 @@ func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	queued, qerr := v.Repo.Queued()
 	if qerr != nil {
 		rep.Warnings = append(rep.Warnings, qerr.Error())
-	}
-	if len(queued) > 0 && !in.DryRun && !v.ReadOnly {
-		v.Repo.PrepareHolder(ctx, v.lockOptions("wrap")) // queued records land: this wrap writes
 	}
 	var records []CommitRecord
 	covered := map[string]bool{}
