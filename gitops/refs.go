@@ -137,23 +137,53 @@ func (r *Repo) cached(args []string) ([]byte, bool) {
 // objects its arguments name by full id (a commit's log, a tree's listing),
 // once per Repo: the engine's steps ask for the same vault history and
 // session listing several times in one command.
+// A call already running for the same arguments (a prefetch) is waited
+// for, not repeated.
 func (r *Repo) gitImmutable(ctx context.Context, args ...string) ([]byte, error) {
 	key := strings.Join(args, "\x00")
 	r.immMu.Lock()
-	out, ok := r.imm[key]
-	r.immMu.Unlock()
-	if ok {
+	if out, ok := r.imm[key]; ok {
+		r.immMu.Unlock()
 		return out, nil
 	}
-	out, err := r.Git(ctx, args...)
-	if err != nil {
-		return nil, err
+	if c, ok := r.immRunning[key]; ok {
+		r.immMu.Unlock()
+		<-c.done
+		if c.err == nil {
+			return c.out, nil
+		}
+		return r.Git(ctx, args...) // its error was its own (a cancelled prefetch): try once more
 	}
-	r.immMu.Lock()
-	if r.imm == nil {
-		r.imm = map[string][]byte{}
+	c := &immCall{done: make(chan struct{})}
+	if r.immRunning == nil {
+		r.immRunning = map[string]*immCall{}
 	}
-	r.imm[key] = out
+	r.immRunning[key] = c
 	r.immMu.Unlock()
-	return out, nil
+	c.out, c.err = r.Git(ctx, args...)
+	r.immMu.Lock()
+	delete(r.immRunning, key)
+	if c.err == nil {
+		if r.imm == nil || len(r.imm) >= maxImmutable {
+			r.imm = map[string][]byte{} // a long-running process keeps few
+		}
+		r.imm[key] = c.out
+	}
+	r.immMu.Unlock()
+	close(c.done)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.out, nil
 }
+
+// immCall is one gitImmutable call in flight.
+type immCall struct {
+	done chan struct{}
+	out  []byte
+	err  error
+}
+
+// maxImmutable bounds gitImmutable's memo: one command asks for a few
+// dozen results; the MCP server lives for many commands.
+const maxImmutable = 256

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -452,4 +453,43 @@ func FuzzPackedRef(f *testing.F) {
 			}
 		}
 	})
+}
+
+// gitImmutable runs one git process for calls with the same arguments,
+// concurrent ones included (a prefetch and its user): the later ones wait.
+func TestGitImmutableRunsOncePerArguments(t *testing.T) {
+	tr := newRepo(t)
+	r := tr.open()
+	tip := tr.Head()
+	before := countGitSteps(t, func() {
+		var wg sync.WaitGroup
+		outs := make([][]byte, 8)
+		for i := range outs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i], _ = r.gitImmutable(context.Background(), "log", "-1", "--format=%H", tip)
+			}()
+		}
+		wg.Wait()
+		for _, o := range outs {
+			if strings.TrimSpace(string(o)) != tip {
+				t.Errorf("a caller got %q", o)
+			}
+		}
+	})
+	if before != 1 {
+		t.Errorf("8 concurrent calls ran %d git processes, want 1", before)
+	}
+}
+
+// countGitSteps counts the git processes (and file writes) fn runs.
+func countGitSteps(t *testing.T, fn func()) int64 {
+	t.Helper()
+	was := traceGit
+	traceGit = true
+	defer func() { traceGit = was }()
+	start := faultSteps.Load()
+	fn()
+	return faultSteps.Load() - start
 }

@@ -54,9 +54,10 @@ type Repo struct {
 	holderAhead *holderPrefetch
 
 	// imm memoizes reads of immutable objects (gitImmutable).
-	immMu    sync.Mutex
-	imm      map[string][]byte
-	ancestry map[string]bool
+	immMu      sync.Mutex
+	imm        map[string][]byte
+	immRunning map[string]*immCall
+	ancestry   map[string]bool
 	// worktree is the work tree's read PrefetchWorktree started.
 	worktree *worktreeAhead
 	// vaultReads memoizes readVault by commit id.

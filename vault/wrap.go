@@ -122,6 +122,12 @@ func (v *Vault) PrepareWrite(ctx context.Context) {
 	if head, err := v.Repo.Head(ctx); err == nil {
 		v.prefetchTracked(ctx, head)
 	}
+	if tip, err := v.vaultTip(ctx); err == nil && tip != "" {
+		// The vault's recent history (the queue's landed ids, the last
+		// fingerprint) and its session listing: read once, by their users.
+		go v.Repo.VaultLog(ctx, tip, 50)
+		go v.Repo.ListFiles(ctx, tip, notes.VaultSessionsDir)
+	}
 	queued, err := v.Repo.Queued()
 	if err != nil || len(queued) == 0 {
 		return
