@@ -189,7 +189,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		}
 	}
 	if !o.Hook && !o.QueueOnly {
-		v.PrefetchWorktree(ctx)
+		v.PrefetchWrapReads(ctx)
 		if !in.DryRun {
 			v.PrepareWrite(ctx)
 		}

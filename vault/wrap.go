@@ -87,7 +87,7 @@ func shortSHA(s string) string {
 // commit, and lands anything queued with it. When the commit cannot be made
 // now the plan is queued and the report says why.
 func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
-	v.PrefetchWorktree(ctx)
+	v.PrefetchWrapReads(ctx)
 	if !in.DryRun {
 		v.Repo.ReapDeadLocks(ctx)
 		v.PrepareWrite(ctx)
@@ -101,13 +101,18 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	return rep, err
 }
 
-// PrefetchWorktree starts the read of the work tree's state a wrap's plan
-// takes (the largest read on a big repository), so that it runs beside the
-// queue's, the sessions', the journal's and the history's; the plan waits
-// for it. Unused (an explicit wrap that ends a session), it is dropped.
-func (v *Vault) PrefetchWorktree(ctx context.Context) {
+// PrefetchWrapReads starts the reads a wrap's plan takes beside each
+// other: the work tree's state (the largest read on a big repository), the
+// vault's recent history (the queue's landed ids, the last fingerprint)
+// and its session listing. Each is waited for by its use; unused (an
+// explicit wrap that ends a session) it is dropped.
+func (v *Vault) PrefetchWrapReads(ctx context.Context) {
 	if head, err := v.Repo.Head(ctx); err == nil {
 		v.Repo.PrefetchWorktree(ctx, v.ownPaths(), head.Commit)
+	}
+	if tip, err := v.vaultTip(ctx); err == nil && tip != "" {
+		go v.Repo.VaultLog(ctx, tip, 50)
+		go v.Repo.ListFiles(ctx, tip, notes.VaultSessionsDir)
 	}
 }
 
@@ -121,12 +126,6 @@ func (v *Vault) PrepareWrite(ctx context.Context) {
 	}
 	if head, err := v.Repo.Head(ctx); err == nil {
 		v.prefetchTracked(ctx, head)
-	}
-	if tip, err := v.vaultTip(ctx); err == nil && tip != "" {
-		// The vault's recent history (the queue's landed ids, the last
-		// fingerprint) and its session listing: read once, by their users.
-		go v.Repo.VaultLog(ctx, tip, 50)
-		go v.Repo.ListFiles(ctx, tip, notes.VaultSessionsDir)
 	}
 	queued, err := v.Repo.Queued()
 	if err != nil || len(queued) == 0 {
