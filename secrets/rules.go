@@ -37,7 +37,28 @@ type ruleBook struct {
 	requires map[string][]string
 	index    map[string]int // rule id → position in vc.Rules
 	trie     *ahocorasick.Trie
-	global   []*config.Allowlist
+
+	// The global allowlists are compiled the first time a text has a
+	// candidate finding (their regular expressions are most of the cost of
+	// a first redaction): they only ever remove findings.
+	globalOnce sync.Once
+	global     []*config.Allowlist
+	globalErr  error
+}
+
+// globals returns the global allowlists, compiled on first use.
+func (b *ruleBook) globals() ([]*config.Allowlist, error) {
+	b.globalOnce.Do(func() {
+		vc := b.vc
+		vc.Rules = nil
+		cfg, err := vc.Translate()
+		if err != nil {
+			b.globalErr = fmt.Errorf("compile the global allowlists: %w", err)
+			return
+		}
+		b.global = cfg.Allowlists
+	})
+	return b.global, b.globalErr
 }
 
 var (
@@ -58,8 +79,7 @@ func defaultBook() (*ruleBook, error) {
 	return book, bookErr
 }
 
-// decodeBook decodes a gitleaks TOML configuration into a ruleBook. Its
-// global allowlists are compiled now (every scan applies them).
+// decodeBook decodes a gitleaks TOML configuration into a ruleBook.
 func decodeBook(text string) (*ruleBook, error) {
 	b := &ruleBook{byKeyword: map[string][]string{}, requires: map[string][]string{}, index: map[string]int{}}
 	if err := toml.Unmarshal([]byte(text), &b.vc); err != nil {
@@ -83,13 +103,6 @@ func decodeBook(text string) (*ruleBook, error) {
 		}
 	}
 	b.trie = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
-	globals := b.vc
-	globals.Rules = nil
-	cfg, err := globals.Translate()
-	if err != nil {
-		return nil, fmt.Errorf("compile the global allowlists: %w", err)
-	}
-	b.global = cfg.Allowlists
 	return b, nil
 }
 
@@ -160,29 +173,42 @@ func (b *ruleBook) compile(ids []string) (map[string]config.Rule, error) {
 }
 
 // lazyDetector is a detector over the rules compiled so far, grown when a
-// text needs more.
+// text needs more: bare without the global allowlists, full with them.
 type lazyDetector struct {
 	mu    sync.Mutex
 	rules map[string]config.Rule
-	det   *detect.Detector
+	bare  *detect.Detector
+	full  *detect.Detector
 }
 
 // detect returns what gitleaks' detector with all default rules finds in
-// text.
+// text. A text without a finding before the global allowlists (nearly
+// every one) has none after them: the allowlists only remove findings, so
+// they are applied — and compiled, the first time — only to a text that
+// has one.
 func (l *lazyDetector) detect(text string) ([]report.Finding, error) {
 	b, err := defaultBook()
 	if err != nil {
 		return nil, err
 	}
-	det, err := l.detectorFor(b, b.selectRules(text))
+	ids := b.selectRules(text)
+	bare, err := l.detectorFor(b, ids, false)
 	if err != nil {
 		return nil, err
 	}
-	return det.DetectString(text), nil
+	if fs := bare.DetectString(text); len(fs) == 0 {
+		return nil, nil
+	}
+	full, err := l.detectorFor(b, ids, true)
+	if err != nil {
+		return nil, err
+	}
+	return full.DetectString(text), nil
 }
 
-// detectorFor returns a detector holding at least the rules ids.
-func (l *lazyDetector) detectorFor(b *ruleBook, ids map[string]bool) (*detect.Detector, error) {
+// detectorFor returns a detector holding at least the rules ids, with the
+// global allowlists when allow is set.
+func (l *lazyDetector) detectorFor(b *ruleBook, ids map[string]bool, allow bool) (*detect.Detector, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var missing []string
@@ -191,27 +217,39 @@ func (l *lazyDetector) detectorFor(b *ruleBook, ids map[string]bool) (*detect.De
 			missing = append(missing, id)
 		}
 	}
-	if l.det != nil && len(missing) == 0 {
-		return l.det, nil
+	if len(missing) > 0 {
+		compiled, err := b.compile(missing)
+		if err != nil {
+			return nil, fmt.Errorf("compile rules %s: %w", strings.Join(missing, ", "), err)
+		}
+		if l.rules == nil {
+			l.rules = map[string]config.Rule{}
+		}
+		maps.Copy(l.rules, compiled)
+		l.bare, l.full = nil, nil
 	}
-	compiled, err := b.compile(missing)
-	if err != nil {
-		return nil, fmt.Errorf("compile rules %s: %w", strings.Join(missing, ", "), err)
+	if !allow {
+		if l.bare == nil {
+			l.bare = newDetectorOf(b, l.rules, nil)
+		}
+		return l.bare, nil
 	}
-	if l.rules == nil {
-		l.rules = map[string]config.Rule{}
+	if l.full == nil {
+		global, err := b.globals()
+		if err != nil {
+			return nil, err
+		}
+		l.full = newDetectorOf(b, l.rules, global)
 	}
-	maps.Copy(l.rules, compiled)
-	l.det = newDetectorOf(b, l.rules)
-	return l.det, nil
+	return l.full, nil
 }
 
-// newDetectorOf makes a detector over rules with the global allowlists.
-func newDetectorOf(b *ruleBook, rules map[string]config.Rule) *detect.Detector {
+// newDetectorOf makes a detector over rules with the allowlists given.
+func newDetectorOf(b *ruleBook, rules map[string]config.Rule, allowlists []*config.Allowlist) *detect.Detector {
 	cfg := config.Config{
 		Rules:      maps.Clone(rules),
 		Keywords:   map[string]struct{}{},
-		Allowlists: b.global,
+		Allowlists: allowlists,
 	}
 	for _, r := range b.vc.Rules {
 		if _, ok := rules[r.ID]; ok {

@@ -148,10 +148,10 @@ id = "part"
 		t.Fatal(err)
 	}
 	var lazy lazyDetector
-	if _, err := lazy.detectorFor(b, setOf([]string{"part"})); err != nil {
+	if _, err := lazy.detectorFor(b, setOf([]string{"part"}), true); err != nil {
 		t.Fatalf("the required rule alone: %v", err)
 	}
-	if _, err := lazy.detectorFor(b, setOf([]string{"whole"})); err != nil {
+	if _, err := lazy.detectorFor(b, setOf([]string{"whole"}), true); err != nil {
 		t.Errorf("the composite rule after the rule it requires: %v", err)
 	}
 }
@@ -179,5 +179,56 @@ func newDetector() (*detect.Detector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile default rules: %w", err)
 	}
-	return newDetectorOf(b, rules), nil
+	global, err := b.globals()
+	if err != nil {
+		return nil, err
+	}
+	return newDetectorOf(b, rules, global), nil
+}
+
+// TestGlobalAllowlistsStillApply: the lazy detector compiles gitleaks'
+// global allowlists only for a text with a candidate finding, and applies
+// them then — placeholders such as ${API_KEY} or {{ .Values.token }} that
+// a rule matches stay unredacted, as with every rule compiled.
+func TestGlobalAllowlistsStillApply(t *testing.T) {
+	t.Parallel()
+	full, err := newDetector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := defaultBook()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lazy lazyDetector
+	filtered := 0
+	for _, s := range []string{
+		`api_key = "${API_KEY_VALUE}"`, `token: "{{ .Values.apiToken }}"`, `secret_key = "$SECRET_KEY_VALUE"`,
+		`client_secret = "%CLIENT_SECRET%"`, `password = "/usr/local/etc/app/password.txt"`,
+		`auth_token = "abcdefghijklmnopqrstuvwxyz"`, `api_key = "${{ secrets.API_KEY }}"`,
+		`api_key = "${ABCDEFGHIJKLMNOPQRSTUVWXYZ_QWERTY}"`, `access_token = "/home/xk29qz8lw3rt7yp/mnb4vc9wq"`,
+		`secret = "%ZYXWVUTSRQPONMLKJIHGFEDCBA_QWE%"`, `api_key = "@ABCDEFGHIJKLMNOPQRSTUVWXYZ_QW@"`,
+		// gitleaks' `(?i)^true|false|null$` allows any secret that holds "false".
+		`api_key = "k29Qz8Lw3falseRt7YpMnB4vc"`, `auth_token = "Zq81mKx0p4falseTy7Wn3Lr5"`,
+	} {
+		want := key(full.DetectString(s))
+		got, err := lazy.detect(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := key(got); !slices.Equal(g, want) {
+			t.Errorf("%q:\n lazy %v\n  all %v", s, g, want)
+		}
+		bare, err := lazy.detectorFor(b, b.selectRules(s), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bare.DetectString(s)) > len(want) {
+			filtered++
+		}
+	}
+	if filtered == 0 {
+		t.Fatal("no sample is one the global allowlists filter: the test tests nothing")
+	}
+	t.Logf("%d samples filtered by the global allowlists", filtered)
 }
