@@ -59,6 +59,7 @@ func TestLevenshteinBanded(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("abc 로그")
+	var ed editScratch // reused, as the index reuses it: stale rows must not matter
 	for range 3000 {
 		a := randomText(r, alphabet, 12)
 		b := mutate(r, a, alphabet, r.IntN(5))
@@ -67,6 +68,9 @@ func TestLevenshteinBanded(t *testing.T) {
 			got := levenshtein(a, b, limit)
 			if (want <= limit && got != want) || (want > limit && got != limit+1) {
 				t.Fatalf("levenshtein(%q, %q, %d) = %d, true distance %d", string(a), string(b), limit, got, want)
+			}
+			if reused := ed.levenshtein(a, b, limit); reused != got {
+				t.Fatalf("levenshtein(%q, %q, %d) with reused rows = %d, fresh %d", string(a), string(b), limit, reused, got)
 			}
 		}
 	}
