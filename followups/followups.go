@@ -3,6 +3,7 @@ package followups
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -224,12 +225,20 @@ func cleanFollowup(raw string) (text, tag string) {
 // dates them); an item's own "(project)" prefix wins over it, and it wins
 // over the path's project.
 func ScanSource(src SourceFile, section string) []Followup {
+	out, _ := scanSource(src, section)
+	return out
+}
+
+// scanSource is ScanSource, also returning each follow-up's normalised
+// text (which it computes anyway, to skip items with none).
+func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
 	if section == "" {
 		section = DefaultSection
 	}
 	journal := src.Kind == SourceJournal || src.Kind == SourceArchive
 	var (
 		out          []Followup
+		norms        [][]rune
 		fences       markdown.Fences
 		when         = src.Time
 		fileTime     = src.Time
@@ -307,7 +316,8 @@ func ScanSource(src SourceFile, section string) []Followup {
 			continue
 		}
 		text, tag := cleanFollowup(raw)
-		if len(NormalizeFollowup(text)) == 0 {
+		norm := NormalizeFollowup(text)
+		if len(norm) == 0 {
 			continue
 		}
 		f := Followup{Text: text, Kind: src.Kind, Path: src.Path, Line: i + 1, Resolved: resolved, Time: when}
@@ -326,8 +336,29 @@ func ScanSource(src SourceFile, section string) []Followup {
 			f.Project, f.TagFrom = src.Project, TagPath
 		}
 		out = append(out, f)
+		norms = append(norms, norm)
 	}
-	return out
+	return out, norms
+}
+
+// scanned is one source's scan: its follow-ups in file order, each one's
+// form, and which of them carry the source's own time (the others carry
+// an entry's or a Session header's).
+type scanned struct {
+	mentions []Followup
+	forms    []form
+	fileTime []bool
+}
+
+// scanForms scans src and computes each follow-up's form.
+func scanForms(src SourceFile, section string) *scanned {
+	fs, norms := scanSource(src, section)
+	s := &scanned{mentions: fs, forms: make([]form, len(fs)), fileTime: make([]bool, len(fs))}
+	for i, f := range fs {
+		s.forms[i] = form{norm: string(norms[i]), ids: Identifiers(f.Text)}
+		s.fileTime[i] = f.Time == src.Time
+	}
+	return s
 }
 
 // MergeOptions tunes Regenerate.
@@ -512,6 +543,7 @@ type Dashboard struct {
 // untagged item may match any project.
 func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	d := Dashboard{theta: opts.theta()}
+	var forms []form
 	counts := map[SourceKind]*SourceCount{}
 	for _, k := range sourceKinds {
 		counts[k] = &SourceCount{Kind: k}
@@ -527,7 +559,11 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			counts[src.Kind] = c
 		}
 		c.Files++
-		for _, f := range ScanSource(src, opts.Section) {
+		sc := scanForms(src, opts.Section)
+		for i, f := range sc.mentions {
+			if sc.fileTime[i] {
+				f.Time = src.Time
+			}
 			if f.Project == "" && opts.DefaultProject != "" {
 				f.Project, f.TagFrom = opts.DefaultProject, TagDefault
 			}
@@ -537,6 +573,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 				c.Open++
 			}
 			d.Mentions = append(d.Mentions, f)
+			forms = append(forms, sc.forms[i])
 		}
 	}
 	for _, k := range sourceKinds {
@@ -544,7 +581,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			d.Audit.Sources = append(d.Audit.Sources, *c)
 		}
 	}
-	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, d.theta)
+	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, forms, d.theta)
 	if d.Audit.Merges == nil {
 		d.Audit.Merges = []Merge{}
 	}
@@ -562,23 +599,39 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	return d
 }
 
+// form is what the similarity join compares of a follow-up: its
+// normalised text and its identifiers, computed once per text.
+type form struct {
+	norm string // NormalizeFollowup
+	ids  []string
+}
+
 // group is the mentions sharing one project, normalised text and
 // identifiers.
 type group struct {
-	norm     []rune
+	norm     string
+	runes    []rune        // norm, once the group is joined
 	project  string        // lower case
 	ident    identifierSet // of the first member's text
 	members  []int         // indexes into mentions
 	resolved bool          // a resolved group (made of resolved mentions)
 }
 
+// smallBlock is the size up to which a block's groups are compared pair
+// by pair instead of through a similarity index (building one costs more
+// than a few edit distances).
+const smallBlock = 8
+
 // pairsByIdentifiers calls fn(i, j), i < j, for every compatible pair of
-// groups at or above theta that can name the same things, in (i, j) order.
+// groups at or above theta that can name the same things and of which at
+// least one is fresh (all, when fresh is nil), in (i, j) order.
 // Groups whose strong identifiers differ never do (see strongIdentifiers),
 // so each set of them is joined on its own: a vault's follow-ups name
 // files and functions, and ten thousand of them fall into many small
-// blocks instead of one similarity join over all.
-func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int) bool, fn func(i, j int)) {
+// blocks instead of one similarity join over all. A set whose groups all
+// name a project is cut by project too, as groups of two projects are
+// never compatible.
+func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int) bool, fresh []bool, fn func(i, j int)) {
 	blocks := map[string][]int{}
 	var keys []string
 	for i, g := range groups {
@@ -589,22 +642,65 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 		blocks[k] = append(blocks[k], i)
 	}
 	var pairs [][2]int
+	join := func(members []int) {
+		var probe []int // fresh members, as indexes into members
+		for n, i := range members {
+			if fresh == nil || fresh[i] {
+				probe = append(probe, n)
+			}
+		}
+		if len(probe) == 0 || len(members) < 2 {
+			return
+		}
+		idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(members))}
+		for n, i := range members {
+			g := groups[i]
+			if g.runes == nil {
+				g.runes = []rune(g.norm)
+			}
+			idx.Texts[n] = g.runes
+		}
+		ok := func(a, b int) bool { return compatible(members[a], members[b]) }
+		add := func(a, b int) {
+			i, j := members[a], members[b]
+			if fresh != nil && !fresh[i] && !fresh[j] {
+				return // known: the cache holds it
+			}
+			pairs = append(pairs, [2]int{min(i, j), max(i, j)})
+		}
+		// Few fresh groups among many (an unchanged vault with a new
+		// entry), or a small block: compare them directly.
+		if len(members) <= smallBlock || len(probe)*smallBlock <= len(members) {
+			idx.PairsWith(probe, ok, add)
+			return
+		}
+		idx.Pairs(ok, add)
+	}
 	for _, k := range keys {
 		members := blocks[k]
 		if len(members) < 2 {
 			continue
 		}
-		idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(members))}
-		for n, i := range members {
-			idx.Texts[n] = groups[i].norm
-		}
-		idx.Pairs(func(a, b int) bool { return compatible(members[a], members[b]) }, func(a, b int) {
-			i, j := members[a], members[b]
-			if i > j {
-				i, j = j, i
+		byProject := map[string][]int{}
+		var projects []string
+		for _, i := range members {
+			p := groups[i].project
+			if p == "" {
+				projects = nil
+				break
 			}
-			pairs = append(pairs, [2]int{i, j})
-		})
+			if _, ok := byProject[p]; !ok {
+				projects = append(projects, p)
+			}
+			byProject[p] = append(byProject[p], i)
+		}
+		if projects == nil {
+			join(members)
+			continue
+		}
+		for _, p := range projects {
+			join(byProject[p])
+		}
 	}
 	slices.SortFunc(pairs, func(a, b [2]int) int {
 		if a[0] != b[0] {
@@ -617,25 +713,38 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 	}
 }
 
-// merge resolves and deduplicates mentions into ordered priorities; it
-// returns how many open mentions were dropped as resolved and how many were
-// merged into another, and the texts that are not on the dashboard in
-// their own words (see Merge).
-func merge(mentions []Followup, theta float64) (items []Priority, resolvedDropped, merged int, merges []Merge) {
+// merge resolves and deduplicates mentions (forms[i] is mentions[i]'s)
+// into ordered priorities; it returns how many open mentions were dropped
+// as resolved and how many were merged into another, and the texts that
+// are not on the dashboard in their own words (see Merge).
+func merge(mentions []Followup, forms []form, theta float64) (items []Priority, resolvedDropped, merged int, merges []Merge) {
 	// Identical texts of one project collapse first, so a line carried
 	// through fifty journal entries is compared once.
 	var groups []*group
-	byKey := map[string]*group{}
+	byKey := make(map[string]*group, len(mentions))
+	var kb strings.Builder
 	for i, f := range mentions {
-		norm := NormalizeFollowup(f.Text)
+		fm := forms[i]
 		project := strings.ToLower(f.Project)
 		// Normalising drops what sets identifiers apart ("foo.go" and
 		// "foo_go" both read "foo go"): they are part of the key.
-		ident := newIdentifierSet(f.Text)
-		key := fmt.Sprintf("%t\x00%s\x00%s\x00%s", f.Resolved, project, string(norm), strings.Join(ident.ids, "\x00"))
+		kb.Reset()
+		kb.WriteString(strconv.FormatBool(f.Resolved))
+		kb.WriteByte(0)
+		kb.WriteString(project)
+		kb.WriteByte(0)
+		kb.WriteString(fm.norm)
+		kb.WriteByte(0)
+		for n, id := range fm.ids {
+			if n > 0 {
+				kb.WriteByte(0)
+			}
+			kb.WriteString(id)
+		}
+		key := kb.String()
 		g := byKey[key]
 		if g == nil {
-			g = &group{norm: norm, project: project, ident: ident, resolved: f.Resolved}
+			g = &group{norm: fm.norm, project: project, ident: identifierSet{text: f.Text, ids: fm.ids}, resolved: f.Resolved}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -651,7 +760,7 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 	dropped := make([]bool, len(groups))
 	resolvedBy := make([]int, len(groups)) // the resolved group that dropped an open one, +1
 	var openPairs [][2]int
-	pairsByIdentifiers(groups, theta, compatible, func(i, j int) {
+	pairsByIdentifiers(groups, theta, compatible, nil, func(i, j int) {
 		a, b := groups[i], groups[j]
 		// The index finds every pair alike enough; a pair naming
 		// different things ("/users" and "/posts", "v1.2" and "v1.3") is
