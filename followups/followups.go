@@ -1,6 +1,7 @@
 package followups
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -374,6 +375,11 @@ type MergeOptions struct {
 	// repository's name, or the configured project); "" leaves them
 	// untagged, with a warning.
 	DefaultProject string
+	// Cache, when set, holds what earlier regenerations computed; an
+	// unchanged source is not scanned again and pairs of unchanged
+	// follow-ups are not looked for again (see Cache). The dashboard is
+	// the same with it as without.
+	Cache *Cache
 }
 
 func (o MergeOptions) cap() int {
@@ -543,6 +549,8 @@ type Dashboard struct {
 // untagged item may match any project.
 func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	d := Dashboard{theta: opts.theta()}
+	run := opts.Cache.begin()
+	defer run.end()
 	var forms []form
 	counts := map[SourceKind]*SourceCount{}
 	for _, k := range sourceKinds {
@@ -559,7 +567,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			counts[src.Kind] = c
 		}
 		c.Files++
-		sc := scanForms(src, opts.Section)
+		sc := run.scan(src, opts.Section)
 		for i, f := range sc.mentions {
 			if sc.fileTime[i] {
 				f.Time = src.Time
@@ -581,7 +589,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			d.Audit.Sources = append(d.Audit.Sources, *c)
 		}
 	}
-	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, forms, d.theta)
+	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, forms, d.theta, run)
 	if d.Audit.Merges == nil {
 		d.Audit.Merges = []Merge{}
 	}
@@ -615,6 +623,23 @@ type group struct {
 	ident    identifierSet // of the first member's text
 	members  []int         // indexes into mentions
 	resolved bool          // a resolved group (made of resolved mentions)
+}
+
+// joinKey names a group in the cache of the join's pairs: everything a
+// pair's finding depends on (the group's text, project, resolution and
+// identifiers), written so that no two groups share it.
+func (g *group) joinKey() string {
+	b := make([]byte, 0, 8+len(g.project)+len(g.norm)+8*len(g.ident.ids))
+	if g.resolved {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	for _, s := range append([]string{g.project, g.norm}, g.ident.ids...) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
 }
 
 // smallBlock is the size up to which a block's groups are compared pair
@@ -716,8 +741,9 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 // merge resolves and deduplicates mentions (forms[i] is mentions[i]'s)
 // into ordered priorities; it returns how many open mentions were dropped
 // as resolved and how many were merged into another, and the texts that
-// are not on the dashboard in their own words (see Merge).
-func merge(mentions []Followup, forms []form, theta float64) (items []Priority, resolvedDropped, merged int, merges []Merge) {
+// are not on the dashboard in their own words (see Merge). run's cache, if
+// any, supplies the pairs of groups it has joined before.
+func merge(mentions []Followup, forms []form, theta float64, run *cacheRun) (items []Priority, resolvedDropped, merged int, merges []Merge) {
 	// Identical texts of one project collapse first, so a line carried
 	// through fifty journal entries is compared once.
 	var groups []*group
@@ -760,7 +786,7 @@ func merge(mentions []Followup, forms []form, theta float64) (items []Priority, 
 	dropped := make([]bool, len(groups))
 	resolvedBy := make([]int, len(groups)) // the resolved group that dropped an open one, +1
 	var openPairs [][2]int
-	pairsByIdentifiers(groups, theta, compatible, nil, func(i, j int) {
+	run.pairs(groups, theta, compatible, func(i, j int) {
 		a, b := groups[i], groups[j]
 		// The index finds every pair alike enough; a pair naming
 		// different things ("/users" and "/posts", "v1.2" and "v1.3") is

@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // goldenCorpus is one benchVault corpus the dashboard is pinned on.
@@ -134,4 +138,83 @@ func firstDiff(want, got string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// editCorpus changes srcs the ways a vault changes between regenerations,
+// on a copy: a journal entry appended (a new item, a near-duplicate of an
+// open one, a "### Done" naming one), a box ticked, a line edited, a file
+// gone, a file new, a file's time moved.
+// d is srcs' dashboard.
+func editCorpus(t testing.TB, srcs []followups.SourceFile, d followups.Dashboard, round int) []followups.SourceFile {
+	t.Helper()
+	out := slices.Clone(srcs)
+	open := d.Items[(round*37)%len(d.Items)]
+	other := d.Items[(round*53+7)%len(d.Items)]
+	entry := notes.Entry{Time: time.Date(2026, 11, 1+round, 9, 0, 0, 0, time.UTC), Summary: fmt.Sprintf("edit %d", round), Result: notes.ResultShipped,
+		Next: []string{fmt.Sprintf("(p%03d) brand new follow-up number %d", round, round), "(" + open.Project + ") " + strings.ToUpper(open.Text[:1]) + open.Text[1:] + "s"},
+		Done: []string{other.Text}}
+	for i, s := range out {
+		switch {
+		case s.Kind == followups.SourceJournal:
+			out[i].Text = s.Text + entry.Render() + "\n"
+		case i == 1+round%7:
+			out[i].Text = strings.Replace(s.Text, "- [ ] ", "- [x] ", 1)
+		case i == 9+round%5:
+			out[i].Text = strings.Replace(s.Text, "e", "E", 3)
+		case i == 15+round:
+			out[i].Time = s.Time.Add(-72 * time.Hour)
+		}
+	}
+	out = slices.Delete(out, 20+round, 21+round)
+	return append(out, followups.SourceFile{Kind: followups.SourceTodos, Path: fmt.Sprintf("projects/new%d/todos.md", round), Project: fmt.Sprintf("new%d", round),
+		Time: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC), Text: "# new\n\n## Next Session\n\n- " + open.Text + "\n- something else entirely\n"})
+}
+
+// TestCachedRegenerateMatchesCold: a regeneration with the cache — warm
+// from the same sources, read back from its encoding, or left by the
+// sources before an edit — gives exactly the dashboard one without it
+// gives, for every corpus and edit; at another threshold too (the small
+// corpus).
+func TestCachedRegenerateMatchesCold(t *testing.T) {
+	for _, c := range goldenCorpora {
+		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
+			srcs := c.sources()
+			cache := followups.NewCache("test")
+			opts := followups.MergeOptions{Cap: 15, Cache: cache}
+			d := followups.Regenerate(srcs, opts)
+			if got := dashboardDigest(t, d); got != goldenDigests[c.String()] {
+				t.Fatalf("cold cache: digest %s, want %s", got, goldenDigests[c.String()])
+			}
+			if !cache.Changed() {
+				t.Error("a filled cache is not Changed")
+			}
+			opts.Cache = followups.DecodeCache(cache.Encode(), "test")
+			if got := dashboardDigest(t, followups.Regenerate(srcs, opts)); got != goldenDigests[c.String()] {
+				t.Fatalf("decoded cache: digest %s, want %s", got, goldenDigests[c.String()])
+			}
+			if opts.Cache.Changed() {
+				t.Error("the same sources changed the cache")
+			}
+			for round := range 3 {
+				edited := editCorpus(t, srcs, d, round)
+				d = followups.Regenerate(edited, followups.MergeOptions{Cap: 15})
+				want := dashboardDigest(t, d)
+				if got := dashboardDigest(t, followups.Regenerate(edited, opts)); got != want {
+					t.Fatalf("edit %d with the cache of the sources before: digest %s, want %s", round, got, want)
+				}
+				opts.Cache = followups.DecodeCache(opts.Cache.Encode(), "test")
+				srcs = edited
+			}
+			if c.n > 2000 {
+				return // at 0.7, 10,000 follow-ups are a long join
+			}
+			loose := followups.MergeOptions{Cap: 15, Similarity: 0.7}
+			want := dashboardDigest(t, followups.Regenerate(srcs, loose))
+			loose.Cache = opts.Cache
+			if got := dashboardDigest(t, followups.Regenerate(srcs, loose)); got != want {
+				t.Fatalf("threshold 0.7 with a cache of 0.85: digest %s, want %s", got, want)
+			}
+		})
+	}
 }

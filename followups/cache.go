@@ -1,0 +1,482 @@
+package followups
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Cache is what one regeneration leaves for the next, so that a vault of
+// ten thousand follow-ups costs what changed, not what it holds (sources
+// are append-only journals or files edited a line at a time):
+//
+//   - each source's scan (its follow-ups, their normalised texts and
+//     identifiers), keyed by everything the scan reads: the source's
+//     kind, path, project, time, the section and a SHA-256 of its text;
+//   - the groups the similarity join last joined and the pairs it found
+//     among them, for the threshold it used. Whether two groups pair
+//     depends on nothing but the two (their texts, projects, resolution
+//     and identifiers), so a regeneration looks only for the pairs of the
+//     groups the cache has not seen.
+//
+// A cache only saves work: Regenerate decides exactly what it decides
+// without one (TestCachedRegenerateMatchesCold). It keeps the latest
+// regeneration's entries only, so it does not grow with the vault's
+// history. It is safe for concurrent use (regenerations sharing one take
+// turns).
+type Cache struct {
+	mu      sync.Mutex
+	stamp   string
+	scans   map[scanKey]*scanned
+	theta   float64
+	joined  []string         // the last join's groups (joinKey), in its order
+	index   map[string]int32 // joined's positions
+	pairs   [][2]int32       // the pairs it found, as positions in joined
+	changed bool
+}
+
+// NewCache returns an empty cache. stamp names the build that fills it
+// (DecodeCache drops a cache another build wrote: a parser may have
+// changed).
+func NewCache(stamp string) *Cache {
+	return &Cache{stamp: stamp, scans: map[scanKey]*scanned{}}
+}
+
+// Changed reports whether the cache holds anything DecodeCache (or
+// NewCache) did not give it: whether it is worth writing back.
+func (c *Cache) Changed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// scanKey is everything a source's scan depends on.
+type scanKey struct {
+	kind                   SourceKind
+	path, project, section string
+	time                   timeKey
+	sum                    [sha256.Size]byte
+}
+
+// timeKey is a time as the dashboard shows it: its instant and its zone's
+// name and offset (time.Time itself compares Location pointers).
+type timeKey struct {
+	set  bool // false: the zero time
+	sec  int64
+	nsec int32
+	zone string
+	off  int32
+}
+
+func keyOfTime(t time.Time) timeKey {
+	if t.IsZero() {
+		return timeKey{}
+	}
+	zone, off := t.Zone()
+	return timeKey{set: true, sec: t.Unix(), nsec: int32(t.Nanosecond()), zone: zone, off: int32(off)}
+}
+
+// time is the time the key names, in a zone of its name and offset.
+func (k timeKey) time() time.Time {
+	if !k.set {
+		return time.Time{}
+	}
+	loc := time.UTC
+	if k.zone != "UTC" || k.off != 0 {
+		loc = time.FixedZone(k.zone, int(k.off))
+	}
+	return time.Unix(k.sec, int64(k.nsec)).In(loc)
+}
+
+func newScanKey(src SourceFile, section string) scanKey {
+	if section == "" {
+		section = DefaultSection
+	}
+	return scanKey{kind: src.Kind, path: src.Path, project: src.Project, section: section, time: keyOfTime(src.Time), sum: sha256.Sum256([]byte(src.Text))}
+}
+
+// cacheRun is one regeneration's use of a cache; nil when it has none.
+type cacheRun struct {
+	c     *Cache
+	scans map[scanKey]*scanned // this regeneration's: what the cache keeps
+}
+
+// begin starts a regeneration with c (nil: none); end finishes it.
+func (c *Cache) begin() *cacheRun {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	return &cacheRun{c: c, scans: make(map[scanKey]*scanned, len(c.scans))}
+}
+
+func (r *cacheRun) end() {
+	if r == nil {
+		return
+	}
+	if len(r.scans) != len(r.c.scans) {
+		r.c.changed = true // a source gone
+	}
+	r.c.scans = r.scans
+	r.c.mu.Unlock()
+}
+
+// scan is src's scan, from the cache when src is unchanged.
+func (r *cacheRun) scan(src SourceFile, section string) *scanned {
+	if r == nil {
+		return scanForms(src, section)
+	}
+	key := newScanKey(src, section)
+	s := r.c.scans[key]
+	if s == nil {
+		if s = r.scans[key]; s == nil {
+			s = scanForms(src, section)
+			r.c.changed = true
+		}
+	}
+	r.scans[key] = s
+	return s
+}
+
+// pairs is pairsByIdentifiers over every group, looking only for the pairs
+// of the groups the cache has not joined before; the others' pairs are
+// the cache's. The cache then holds these groups and their pairs.
+func (r *cacheRun) pairs(groups []*group, theta float64, compatible func(i, j int) bool, fn func(i, j int)) {
+	if r == nil {
+		pairsByIdentifiers(groups, theta, compatible, nil, fn)
+		return
+	}
+	c := r.c
+	valid := c.theta == theta && c.index != nil
+	keys := make([]string, len(groups))
+	fresh := make([]bool, len(groups))
+	var cur []int32 // each joined group's index in groups, or -1
+	if valid {
+		cur = make([]int32, len(c.joined))
+		for i := range cur {
+			cur[i] = -1
+		}
+	}
+	matched, anyFresh := 0, false
+	for i, g := range groups {
+		keys[i] = g.joinKey()
+		if valid {
+			if o, ok := c.index[keys[i]]; ok && cur[o] < 0 {
+				cur[o] = int32(i)
+				matched++
+				continue
+			}
+		}
+		fresh[i], anyFresh = true, true
+	}
+	var pairs [][2]int
+	if valid {
+		for _, p := range c.pairs {
+			if a, b := cur[p[0]], cur[p[1]]; a >= 0 && b >= 0 {
+				pairs = append(pairs, [2]int{int(min(a, b)), int(max(a, b))})
+			}
+		}
+	}
+	pairsByIdentifiers(groups, theta, compatible, fresh, func(i, j int) { pairs = append(pairs, [2]int{i, j}) })
+	slices.SortFunc(pairs, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	for _, p := range pairs {
+		fn(p[0], p[1])
+	}
+	if valid && !anyFresh && matched == len(c.joined) {
+		return // the same groups: the cache has them
+	}
+	c.changed = true
+	c.theta, c.joined = theta, keys
+	c.index = make(map[string]int32, len(keys))
+	for i, k := range keys {
+		c.index[k] = int32(i)
+	}
+	c.pairs = make([][2]int32, len(pairs))
+	for i, p := range pairs {
+		c.pairs[i] = [2]int32{int32(p[0]), int32(p[1])}
+	}
+}
+
+// cacheMagic starts an encoded cache; its last byte is the format's
+// version.
+const cacheMagic = "git-scribe follow-up cache\n\x01"
+
+// Encode writes the cache for DecodeCache: a magic line, a SHA-256 of the
+// rest, then the stamp, the scans and the join. The cache is unchanged
+// afterwards (Changed is false).
+func (c *Cache) Encode() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var w cacheWriter
+	w.str(c.stamp)
+	w.uint(math.Float64bits(c.theta))
+	w.uint(uint64(len(c.scans)))
+	// In a stable order, so the same cache is the same bytes.
+	keys := slices.SortedFunc(maps.Keys(c.scans), func(a, b scanKey) int {
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		return bytes.Compare(a.sum[:], b.sum[:])
+	})
+	for _, k := range keys {
+		s := c.scans[k]
+		w.str(string(k.kind))
+		w.str(k.path)
+		w.str(k.project)
+		w.str(k.section)
+		w.time(k.time)
+		w.b = append(w.b, k.sum[:]...)
+		w.uint(uint64(len(s.mentions)))
+		for i, f := range s.mentions {
+			w.str(f.Text)
+			w.str(f.Project)
+			w.str(f.TagFrom)
+			w.uint(uint64(f.Line))
+			var flags uint64
+			if f.Resolved {
+				flags |= 1
+			}
+			if s.fileTime[i] {
+				flags |= 2
+			}
+			w.uint(flags)
+			if !s.fileTime[i] {
+				w.time(keyOfTime(f.Time))
+			}
+			w.str(s.forms[i].norm)
+			w.uint(uint64(len(s.forms[i].ids)))
+			for _, id := range s.forms[i].ids {
+				w.str(id)
+			}
+		}
+	}
+	w.uint(uint64(len(c.joined)))
+	for _, k := range c.joined {
+		w.str(k)
+	}
+	w.uint(uint64(len(c.pairs)))
+	for _, p := range c.pairs {
+		w.uint(uint64(p[0]))
+		w.uint(uint64(p[1]))
+	}
+	c.changed = false
+	sum := sha256.Sum256(w.b)
+	out := make([]byte, 0, len(cacheMagic)+len(sum)+len(w.b))
+	out = append(append(append(out, cacheMagic...), sum[:]...), w.b...)
+	return out
+}
+
+// DecodeCache reads a cache Encode wrote. A cache that cannot be read
+// whole — another format, another build's (stamp), damaged — is an empty
+// one: the cache only ever saves work.
+func DecodeCache(b []byte, stamp string) *Cache {
+	if c, err := decodeCache(b, stamp); err == nil {
+		return c
+	}
+	return NewCache(stamp)
+}
+
+var errCache = errors.New("follow-up cache unreadable")
+
+func decodeCache(b []byte, stamp string) (*Cache, error) {
+	body, ok := bytes.CutPrefix(b, []byte(cacheMagic))
+	if !ok || len(body) < sha256.Size {
+		return nil, errCache
+	}
+	sum, body := body[:sha256.Size], body[sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
+		return nil, errCache
+	}
+	r := cacheReader{b: body}
+	if r.str() != stamp {
+		return nil, errCache
+	}
+	c := NewCache(stamp)
+	c.theta = math.Float64frombits(r.uint())
+	intern := map[string]string{}
+	str := func() string { // the few distinct kinds, projects and tags, shared
+		s := r.str()
+		if len(s) > 64 {
+			return s
+		}
+		if v, ok := intern[s]; ok {
+			return v
+		}
+		intern[s] = s
+		return s
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		var k scanKey
+		k.kind = SourceKind(str())
+		k.path, k.project, k.section = r.str(), str(), str()
+		k.time = r.time()
+		copy(k.sum[:], r.bytes(sha256.Size))
+		m := r.count()
+		s := &scanned{mentions: make([]Followup, 0, m), forms: make([]form, 0, m), fileTime: make([]bool, 0, m)}
+		for ; m > 0 && r.err == nil; m-- {
+			f := Followup{Kind: k.kind, Path: k.path}
+			f.Text, f.Project, f.TagFrom = r.str(), str(), str()
+			f.Line = int(r.uint())
+			flags := r.uint()
+			f.Resolved = flags&1 != 0
+			fileTime := flags&2 != 0
+			if !fileTime {
+				f.Time = r.time().time()
+			}
+			fm := form{norm: r.str()}
+			if ids := r.count(); ids > 0 {
+				fm.ids = make([]string, 0, ids)
+				for ; ids > 0; ids-- {
+					fm.ids = append(fm.ids, r.str())
+				}
+			}
+			s.mentions = append(s.mentions, f)
+			s.forms = append(s.forms, fm)
+			s.fileTime = append(s.fileTime, fileTime)
+		}
+		c.scans[k] = s
+	}
+	n := r.count()
+	c.joined = make([]string, 0, n)
+	c.index = make(map[string]int32, n)
+	for ; n > 0 && r.err == nil; n-- {
+		k := r.str()
+		c.index[k] = int32(len(c.joined))
+		c.joined = append(c.joined, k)
+	}
+	if len(c.index) != len(c.joined) {
+		return nil, errCache
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		a, b := r.uint(), r.uint()
+		if a >= uint64(len(c.joined)) || b >= uint64(len(c.joined)) {
+			return nil, errCache
+		}
+		c.pairs = append(c.pairs, [2]int32{int32(a), int32(b)})
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return nil, errCache
+	}
+	return c, nil
+}
+
+// cacheWriter appends the cache's fields: unsigned varints, strings
+// (length, bytes) and times.
+type cacheWriter struct{ b []byte }
+
+func (w *cacheWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+
+func (w *cacheWriter) str(s string) {
+	w.uint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *cacheWriter) time(t timeKey) {
+	if !t.set {
+		w.uint(0)
+		return
+	}
+	w.uint(1)
+	w.b = binary.AppendVarint(w.b, t.sec)
+	w.uint(uint64(uint32(t.nsec)))
+	w.str(t.zone)
+	w.b = binary.AppendVarint(w.b, int64(t.off))
+}
+
+// cacheReader reads what cacheWriter wrote; the first error sticks and
+// every later read returns zero values.
+type cacheReader struct {
+	b   []byte
+	err error
+}
+
+func (r *cacheReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errCache
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *cacheReader) int() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errCache
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a number of entries, each at least a byte long.
+func (r *cacheReader) count() int {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.err = errCache
+		return 0
+	}
+	return int(n)
+}
+
+func (r *cacheReader) bytes(n int) []byte {
+	if r.err != nil || n > len(r.b) {
+		r.err = errCache
+		return make([]byte, n)
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}
+
+func (r *cacheReader) str() string {
+	n := r.uint()
+	if n > uint64(len(r.b)) {
+		r.err = errCache
+		return ""
+	}
+	return string(r.bytes(int(n)))
+}
+
+func (r *cacheReader) time() timeKey {
+	switch r.uint() {
+	case 0:
+		return timeKey{}
+	case 1:
+	default:
+		r.err = errCache
+		return timeKey{}
+	}
+	t := timeKey{set: true, sec: r.int()}
+	nsec := r.uint()
+	if nsec >= 1e9 {
+		r.err = errCache
+	}
+	t.nsec = int32(nsec)
+	t.zone = r.str()
+	off := r.int()
+	if off < -86400 || off > 86400 {
+		r.err = errCache
+	}
+	t.off = int32(off)
+	return t
+}

@@ -1,0 +1,119 @@
+package followups
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// cacheSources are sources whose follow-ups take their times every way a
+// scan gives them: an entry's heading (UTC, an offset), a Session header
+// (a zone abbreviation, a bare date), the file's own time.
+func cacheSources() []SourceFile {
+	seoul := time.FixedZone("KST", 9*3600)
+	return []SourceFile{
+		{Kind: SourceJournal, Path: ".claude/sonmat/journal.md", Time: time.Date(2026, 11, 3, 8, 0, 0, 0, seoul),
+			Text: "# Journal\n\n## 2026-11-01T09:00:00Z — one\n### Next\n- (api) migrate the cache layer\n- (api) fix `getUser` in v1.2\n\n" +
+				"## 2026-11-02T10:30:00+09:00 — two\n### Next\n- (api) Migrate the cache layr\n- (web) 로그 정리\n### Done\n- (api) fix getuser in v1.2\n"},
+		{Kind: SourceTodos, Path: "projects/web/todos.md", Project: "web", Time: time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC),
+			Text: "# web\n\n## Next Session\n\n- fix the footer\n- [x] 로그 정리하기\n\n## Session: ops — 2026-10-30 14:00 PST\n\n- rotate the keys\n\n## Session: api — 2026-10-29\n\n- migrate the cache layer\n"},
+		{Kind: SourceActive, Path: "projects/api/actives/t/todos.md", Project: "api", Task: "t", Time: time.Date(2026, 11, 1, 7, 0, 0, 0, time.Local),
+			Text: "- [ ] Add pagination to /users endpoint\n- [ ] add pagination to /posts endpoint\n- [x] done already\n"},
+		{Kind: SourceProgress, Path: "projects/ops/PROGRESS.md", Project: "ops", Unread: "too large"},
+	}
+}
+
+// dashboardJSON is what a regeneration decided, as the commands print it.
+func dashboardJSON(t *testing.T, d Dashboard) []byte {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		D Dashboard
+		M []Followup
+		R string
+	}{d, d.Mentions, d.Render()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCacheRoundTrip(t *testing.T) {
+	t.Parallel()
+	srcs := cacheSources()
+	want := dashboardJSON(t, Regenerate(srcs, MergeOptions{}))
+	c := NewCache("build 1")
+	if got := dashboardJSON(t, Regenerate(srcs, MergeOptions{Cache: c})); !bytes.Equal(got, want) {
+		t.Fatalf("with an empty cache:\n%s\nwant\n%s", got, want)
+	}
+	enc := c.Encode()
+	if c.Changed() {
+		t.Error("Changed after Encode")
+	}
+	back := DecodeCache(enc, "build 1")
+	if again := back.Encode(); !bytes.Equal(again, enc) {
+		t.Error("a decoded cache encodes to other bytes")
+	}
+	got := Regenerate(srcs, MergeOptions{Cache: back})
+	if g := dashboardJSON(t, got); !bytes.Equal(g, want) {
+		t.Fatalf("with the decoded cache:\n%s\nwant\n%s", g, want)
+	}
+	if back.Changed() {
+		t.Error("the same sources changed a decoded cache")
+	}
+	// Times read back keep their instant, zone name and offset.
+	cold := Regenerate(srcs, MergeOptions{})
+	for i, m := range got.Mentions {
+		w := cold.Mentions[i]
+		gn, go_ := m.Time.Zone()
+		wn, wo := w.Time.Zone()
+		if !m.Time.Equal(w.Time) || gn != wn || go_ != wo {
+			t.Errorf("mention %d time %v (%s %d), want %v (%s %d)", i, m.Time, gn, go_, w.Time, wn, wo)
+		}
+	}
+}
+
+// A cache another build wrote, or one damaged, is an empty one: nothing of
+// it is used, and the regeneration is the same.
+func TestDecodeCacheRejects(t *testing.T) {
+	t.Parallel()
+	srcs := cacheSources()
+	want := dashboardJSON(t, Regenerate(srcs, MergeOptions{}))
+	c := NewCache("build 1")
+	Regenerate(srcs, MergeOptions{Cache: c})
+	enc := c.Encode()
+	flipped := bytes.Clone(enc)
+	flipped[len(flipped)-3] ^= 1
+	for name, b := range map[string][]byte{
+		"another build": enc, "truncated": enc[:len(enc)/2], "a flipped bit": flipped, "empty": nil, "another format": append([]byte("x"), enc...),
+	} {
+		stamp := "build 1"
+		if name == "another build" {
+			stamp = "build 2"
+		}
+		d := DecodeCache(b, stamp)
+		if len(d.scans) != 0 || d.index != nil {
+			t.Errorf("%s: decoded %d scans", name, len(d.scans))
+		}
+		if got := dashboardJSON(t, Regenerate(srcs, MergeOptions{Cache: d})); !bytes.Equal(got, want) {
+			t.Errorf("%s: the dashboard differs", name)
+		}
+	}
+}
+
+// FuzzDecodeCache: any bytes behind a valid checksum decode to a cache or
+// to an empty one, never a panic.
+func FuzzDecodeCache(f *testing.F) {
+	c := NewCache("s")
+	Regenerate(cacheSources(), MergeOptions{Cache: c})
+	enc := c.Encode()
+	f.Add(enc[len(cacheMagic)+sha256.Size:])
+	f.Add([]byte{1, 's', 0, 0})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha256.Sum256(body)
+		b := append(append([]byte(cacheMagic), sum[:]...), body...)
+		d := DecodeCache(b, "s")
+		Regenerate(cacheSources(), MergeOptions{Cache: d})
+	})
+}
