@@ -184,7 +184,9 @@ func (r *cacheRun) pairs(groups []*group, theta float64, compatible func(i, j in
 			}
 		}
 	}
-	pairsByIdentifiers(groups, theta, compatible, fresh, func(i, j int) { pairs = append(pairs, [2]int{i, j}) })
+	if anyFresh {
+		pairsByIdentifiers(groups, theta, compatible, fresh, func(i, j int) { pairs = append(pairs, [2]int{i, j}) })
+	}
 	slices.SortFunc(pairs, func(a, b [2]int) int {
 		if a[0] != b[0] {
 			return a[0] - b[0]
@@ -299,24 +301,14 @@ func decodeCache(b []byte, stamp string) (*Cache, error) {
 	if s := sha256.Sum256(body); !bytes.Equal(s[:], sum) {
 		return nil, errCache
 	}
-	r := cacheReader{b: body}
+	// One copy of the whole; every string read is a part of it.
+	r := cacheReader{b: string(body)}
 	if r.str() != stamp {
 		return nil, errCache
 	}
 	c := NewCache(stamp)
 	c.theta = math.Float64frombits(r.uint())
-	intern := map[string]string{}
-	str := func() string { // the few distinct kinds, projects and tags, shared
-		s := r.str()
-		if len(s) > 64 {
-			return s
-		}
-		if v, ok := intern[s]; ok {
-			return v
-		}
-		intern[s] = s
-		return s
-	}
+	str := r.str
 	for n := r.count(); n > 0 && r.err == nil; n-- {
 		var k scanKey
 		k.kind = SourceKind(str())
@@ -395,36 +387,39 @@ func (w *cacheWriter) time(t timeKey) {
 	w.b = binary.AppendVarint(w.b, int64(t.off))
 }
 
-// cacheReader reads what cacheWriter wrote; the first error sticks and
-// every later read returns zero values.
+// cacheReader reads what cacheWriter wrote, from a string so that the
+// strings it returns cost no copy; the first error sticks and every later
+// read returns zero values.
 type cacheReader struct {
-	b   []byte
+	b   string
 	err error
 }
 
+// uint reads an unsigned varint (binary.Uvarint's format).
 func (r *cacheReader) uint() uint64 {
-	if r.err != nil {
-		return 0
+	var v uint64
+	for i := 0; i < len(r.b) && i < binary.MaxVarintLen64 && r.err == nil; i++ {
+		c := r.b[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				break // overflow
+			}
+			r.b = r.b[i+1:]
+			return v | uint64(c)<<(7*i)
+		}
+		v |= uint64(c&0x7f) << (7 * i)
 	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCache
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	r.err = errCache
+	return 0
 }
 
+// int reads a signed varint (binary.Varint's zig-zag format).
 func (r *cacheReader) int() int64 {
-	if r.err != nil {
-		return 0
+	u := r.uint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errCache
-		return 0
-	}
-	r.b = r.b[n:]
 	return v
 }
 
@@ -438,10 +433,10 @@ func (r *cacheReader) count() int {
 	return int(n)
 }
 
-func (r *cacheReader) bytes(n int) []byte {
+func (r *cacheReader) bytes(n int) string {
 	if r.err != nil || n > len(r.b) {
 		r.err = errCache
-		return make([]byte, n)
+		return ""
 	}
 	b := r.b[:n]
 	r.b = r.b[n:]
@@ -454,7 +449,7 @@ func (r *cacheReader) str() string {
 		r.err = errCache
 		return ""
 	}
-	return string(r.bytes(int(n)))
+	return r.bytes(int(n))
 }
 
 func (r *cacheReader) time() timeKey {

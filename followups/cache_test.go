@@ -3,6 +3,7 @@ package followups
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"testing"
 	"time"
@@ -116,4 +117,31 @@ func FuzzDecodeCache(f *testing.F) {
 		d := DecodeCache(b, "s")
 		Regenerate(cacheSources(), MergeOptions{Cache: d})
 	})
+}
+
+// The reader's varints are encoding/binary's.
+func TestCacheVarints(t *testing.T) {
+	t.Parallel()
+	vals := []uint64{0, 1, 127, 128, 300, 1 << 32, 1<<63 - 1, 1 << 63, ^uint64(0)}
+	for _, v := range vals {
+		var w cacheWriter
+		w.uint(v)
+		w.b = binary.AppendVarint(w.b, int64(v))
+		r := cacheReader{b: string(w.b)}
+		if got := r.uint(); got != v || r.err != nil {
+			t.Errorf("uint %d read %d (%v)", v, got, r.err)
+		}
+		if got := r.int(); got != int64(v) || r.err != nil || r.b != "" {
+			t.Errorf("int %d read %d (%v)", int64(v), got, r.err)
+		}
+	}
+	for _, bad := range []string{"", "\x80", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02"} {
+		r := cacheReader{b: bad}
+		if r.uint(); r.err == nil {
+			t.Errorf("%q read as a varint", bad)
+		}
+		if _, n := binary.Uvarint([]byte(bad)); n > 0 {
+			t.Errorf("%q: encoding/binary reads it", bad)
+		}
+	}
 }

@@ -617,6 +617,7 @@ type form struct {
 // group is the mentions sharing one project, normalised text and
 // identifiers.
 type group struct {
+	key      string // the grouping key (merge)
 	norm     string
 	runes    []rune        // norm, once the group is joined
 	project  string        // lower case
@@ -627,9 +628,15 @@ type group struct {
 
 // joinKey names a group in the cache of the join's pairs: everything a
 // pair's finding depends on (the group's text, project, resolution and
-// identifiers), written so that no two groups share it.
+// identifiers), written so that no two groups share it. That is the
+// grouping key unless the project or an identifier holds a NUL, which the
+// grouping key separates its fields with.
 func (g *group) joinKey() string {
-	b := make([]byte, 0, 8+len(g.project)+len(g.norm)+8*len(g.ident.ids))
+	if !strings.ContainsRune(g.project, 0) && !slices.ContainsFunc(g.ident.ids, func(id string) bool { return strings.ContainsRune(id, 0) }) {
+		return g.key
+	}
+	b := make([]byte, 0, 9+len(g.project)+len(g.norm)+8*len(g.ident.ids))
+	b = append(b, 1) // a grouping key starts with "true" or "false": never 1
 	if g.resolved {
 		b = append(b, 1)
 	} else {
@@ -770,7 +777,7 @@ func merge(mentions []Followup, forms []form, theta float64, run *cacheRun) (ite
 		key := kb.String()
 		g := byKey[key]
 		if g == nil {
-			g = &group{norm: fm.norm, project: project, ident: identifierSet{text: f.Text, ids: fm.ids}, resolved: f.Resolved}
+			g = &group{key: key, norm: fm.norm, project: project, ident: identifierSet{text: f.Text, ids: fm.ids}, resolved: f.Resolved}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
