@@ -872,23 +872,34 @@ func merge(mentions []Followup, forms []form, theta float64, run *cacheRun) (ite
 		}
 		clusters[r] = append(clusters[r], g.members...)
 	}
-	type item struct {
-		p      Priority
-		merges []Merge
-	}
-	var its []item
+	its := make([]Priority, 0, len(roots))
+	itMerges := make([][]Merge, 0, len(roots))
+	recent := make([]recency, 0, len(roots))
 	for _, r := range roots {
 		ms := clusters[r]
 		merged += len(ms) - 1
 		p, rep := priorityOf(mentions, ms)
-		its = append(its, item{p, appendMerges(nil, mentions, ms, rep, false)})
+		its = append(its, p)
+		itMerges = append(itMerges, appendMerges(nil, mentions, ms, rep, false))
+		recent = append(recent, recencyOf(p.Time, p.Kind))
 	}
-	slices.SortStableFunc(its, func(a, b item) int { return comparePriorities(a.p, b.p) })
+	// By recency, then place (comparePlaces), each item's day and rank
+	// worked out once, not per comparison.
+	order := make([]int, len(its))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := recent[a].compare(recent[b]); c != 0 {
+			return c
+		}
+		return comparePlaces(its[a], its[b])
+	})
 	// Merges in dashboard order, then the resolutions.
 	var itemMerges []Merge
-	for _, it := range its {
-		items = append(items, it.p)
-		itemMerges = append(itemMerges, it.merges...)
+	for _, i := range order {
+		items = append(items, its[i])
+		itemMerges = append(itemMerges, itMerges[i]...)
 	}
 	return items, resolvedDropped, merged, append(itemMerges, merges...)
 }
@@ -897,6 +908,9 @@ func merge(mentions []Followup, forms []form, theta float64, run *cacheRun) (ite
 // dropped as resolved) whose text is not into's: each distinct text once,
 // at its first mention in file order.
 func appendMerges(out []Merge, mentions []Followup, members []int, into Followup, resolved bool) []Merge {
+	if len(members) == 1 && mentions[members[0]].Text == into.Text {
+		return out // most items: one mention, shown in its own words
+	}
 	seen := map[string]bool{into.Text: true}
 	ms := slices.Clone(members)
 	slices.SortFunc(ms, func(a, b int) int {
@@ -929,6 +943,34 @@ func byRecency(ta, tb time.Time, ka, kb SourceKind) int {
 		return c
 	}
 	return tb.Compare(ta)
+}
+
+// recency is what byRecency compares of a time and a kind, worked out
+// once: the calendar day as a number (ordered as dayOf's times are) and
+// the kind's rank.
+type recency struct {
+	day  int64
+	rank int
+	t    time.Time
+}
+
+func recencyOf(t time.Time, k SourceKind) recency {
+	y, m, d := t.Date() // the zero time's is dayOf's: January 1, year 1
+	return recency{day: int64(y)*512 + int64(m)*32 + int64(d), rank: k.rank(), t: t}
+}
+
+// compare is byRecency(a's time, b's time, a's kind, b's kind).
+func (a recency) compare(b recency) int {
+	if a.day != b.day {
+		if a.day > b.day {
+			return -1
+		}
+		return 1
+	}
+	if c := a.rank - b.rank; c != 0 {
+		return c
+	}
+	return b.t.Compare(a.t)
 }
 
 // dayOf is t's calendar day in its own location.
@@ -981,10 +1023,9 @@ func priorityOf(mentions []Followup, members []int) (Priority, Followup) {
 	return p, rep
 }
 
-func comparePriorities(a, b Priority) int {
-	if c := byRecency(a.Time, b.Time, a.Kind, b.Kind); c != 0 {
-		return c
-	}
+// comparePlaces orders priorities alike in recency (byRecency): by the
+// first source's path and line, then text.
+func comparePlaces(a, b Priority) int {
 	if c := strings.Compare(a.Sources[0].Path, b.Sources[0].Path); c != 0 {
 		return c
 	}
