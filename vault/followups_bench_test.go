@@ -202,6 +202,40 @@ func BenchmarkRegenerate(b *testing.B) {
 	}
 }
 
+// BenchmarkRegenerateCached is BenchmarkRegenerate with the cache a
+// regeneration leaves (followups.Cache), as a new process has it: decoded
+// from its bytes each op. "unchanged" regenerates the same sources,
+// "edited" the sources after one edit of each kind (editCorpus: a journal
+// entry, a tick, a line, a file gone, a file new, a time moved), with the
+// cache of the sources before.
+func BenchmarkRegenerateCached(b *testing.B) {
+	for _, c := range goldenCorpora {
+		if c.n != 10000 {
+			continue
+		}
+		for _, edit := range []bool{false, true} {
+			name := map[bool]string{false: "unchanged", true: "edited"}[edit]
+			b.Run(fmt.Sprintf("%s/%s/followups=%d", name, c.name, c.n), func(b *testing.B) {
+				srcs := c.sources()
+				cache := followups.NewCache("bench")
+				d := followups.Regenerate(srcs, followups.MergeOptions{Cap: 15, Cache: cache})
+				enc := cache.Encode()
+				if edit {
+					srcs = editCorpus(b, srcs, d, 0)
+				}
+				b.ReportAllocs()
+				start := cpuTime()
+				for b.Loop() {
+					opts := followups.MergeOptions{Cap: 15, Cache: followups.DecodeCache(enc, "bench")}
+					_ = followups.Regenerate(srcs, opts).Render()
+				}
+				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(len(enc)), "cache-bytes")
+			})
+		}
+	}
+}
+
 // BenchmarkActiveStatusRepo is the whole read path of `git scribe status
 // regenerate` on a real repository: globbing and reading every source file
 // from the work tree, their commit times (git log) and state (git status),
