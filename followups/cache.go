@@ -19,7 +19,9 @@ import (
 //
 //   - each source's scan (its follow-ups, their normalised texts and
 //     identifiers), keyed by everything the scan reads: the source's
-//     kind, path, project, time, the section and a SHA-256 of its text;
+//     kind, path and project, the section and a SHA-256 of its text (not
+//     its time: the follow-ups dated by the file take the time of the
+//     source they are read for);
 //   - the groups the similarity join last joined and the pairs it found
 //     among them, for the threshold it used. Whether two groups pair
 //     depends on nothing but the two (their texts, projects, resolution
@@ -61,7 +63,6 @@ func (c *Cache) Changed() bool {
 type scanKey struct {
 	kind                   SourceKind
 	path, project, section string
-	time                   timeKey
 	sum                    [sha256.Size]byte
 }
 
@@ -99,7 +100,7 @@ func newScanKey(src SourceFile, section string) scanKey {
 	if section == "" {
 		section = DefaultSection
 	}
-	return scanKey{kind: src.Kind, path: src.Path, project: src.Project, section: section, time: keyOfTime(src.Time), sum: sha256.Sum256([]byte(src.Text))}
+	return scanKey{kind: src.Kind, path: src.Path, project: src.Project, section: section, sum: sha256.Sum256([]byte(src.Text))}
 }
 
 // cacheRun is one regeneration's use of a cache; nil when it has none.
@@ -213,7 +214,7 @@ func (r *cacheRun) pairs(groups []*group, theta float64, compatible func(i, j in
 
 // cacheMagic starts an encoded cache; its last byte is the format's
 // version.
-const cacheMagic = "git-scribe follow-up cache\n\x01"
+const cacheMagic = "git-scribe follow-up cache\n\x02"
 
 // Encode writes the cache for DecodeCache: a magic line, a SHA-256 of the
 // rest, then the stamp, the scans and the join. The cache is unchanged
@@ -238,7 +239,6 @@ func (c *Cache) Encode() []byte {
 		w.str(k.path)
 		w.str(k.project)
 		w.str(k.section)
-		w.time(k.time)
 		w.b = append(w.b, k.sum[:]...)
 		w.uint(uint64(len(s.mentions)))
 		for i, f := range s.mentions {
@@ -313,7 +313,6 @@ func decodeCache(b []byte, stamp string) (*Cache, error) {
 		var k scanKey
 		k.kind = SourceKind(str())
 		k.path, k.project, k.section = r.str(), str(), str()
-		k.time = r.time()
 		copy(k.sum[:], r.bytes(sha256.Size))
 		m := r.count()
 		s := &scanned{mentions: make([]Followup, 0, m), forms: make([]form, 0, m), fileTime: make([]bool, 0, m)}

@@ -63,6 +63,18 @@ func TestCacheRoundTrip(t *testing.T) {
 	if back.Changed() {
 		t.Error("the same sources changed a decoded cache")
 	}
+	// A source's time alone (a commit of it, a year gone by) is no new
+	// scan: the follow-ups it dates take the new time.
+	moved := cacheSources()
+	for i := range moved {
+		moved[i].Time = moved[i].Time.Add(49 * time.Hour)
+	}
+	if g, w := dashboardJSON(t, Regenerate(moved, MergeOptions{Cache: back})), dashboardJSON(t, Regenerate(moved, MergeOptions{})); !bytes.Equal(g, w) {
+		t.Fatalf("sources moved in time, with the cache:\n%s\nwant\n%s", g, w)
+	}
+	if back.Changed() {
+		t.Error("sources' times alone changed the cache")
+	}
 	// Times read back keep their instant, zone name and offset.
 	cold := Regenerate(srcs, MergeOptions{})
 	for i, m := range got.Mentions {

@@ -226,13 +226,15 @@ func cleanFollowup(raw string) (text, tag string) {
 // dates them); an item's own "(project)" prefix wins over it, and it wins
 // over the path's project.
 func ScanSource(src SourceFile, section string) []Followup {
-	out, _ := scanSource(src, section)
+	out, _, _ := scanSource(src, section)
 	return out
 }
 
 // scanSource is ScanSource, also returning each follow-up's normalised
-// text (which it computes anyway, to skip items with none).
-func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
+// text (which it computes anyway, to skip items with none) and whether its
+// time is the source's own (src.Time), not an entry's or a Session
+// header's: what a scan depends on src.Time for.
+func scanSource(src SourceFile, section string) ([]Followup, [][]rune, []bool) {
 	if section == "" {
 		section = DefaultSection
 	}
@@ -240,8 +242,10 @@ func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
 	var (
 		out          []Followup
 		norms        [][]rune
+		fromFile     []bool
 		fences       markdown.Fences
 		when         = src.Time
+		whenIsFile   = true // when is still src.Time
 		fileTime     = src.Time
 		session      string
 		sessionLevel int
@@ -268,7 +272,7 @@ func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
 			if journal && level == 2 {
 				if ts, _, ok := notes.EntryHeading(line); ok {
 					if t, err := notes.ParseTime(ts); err == nil {
-						when = t
+						when, whenIsFile = t, false
 						continue
 					}
 				}
@@ -322,11 +326,12 @@ func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
 			continue
 		}
 		f := Followup{Text: text, Kind: src.Kind, Path: src.Path, Line: i + 1, Resolved: resolved, Time: when}
+		isFile := whenIsFile
 		if !journal {
-			f.Time = fileTime
+			f.Time, isFile = fileTime, true
 		}
 		if !sessionTime.IsZero() {
-			f.Time = sessionTime
+			f.Time, isFile = sessionTime, false
 		}
 		switch {
 		case tag != "":
@@ -338,13 +343,15 @@ func scanSource(src SourceFile, section string) ([]Followup, [][]rune) {
 		}
 		out = append(out, f)
 		norms = append(norms, norm)
+		fromFile = append(fromFile, isFile)
 	}
-	return out, norms
+	return out, norms, fromFile
 }
 
 // scanned is one source's scan: its follow-ups in file order, each one's
 // form, and which of them carry the source's own time (the others carry
-// an entry's or a Session header's).
+// an entry's or a Session header's): those take the time of the source
+// they are read for, so a scan does not depend on src.Time.
 type scanned struct {
 	mentions []Followup
 	forms    []form
@@ -353,11 +360,10 @@ type scanned struct {
 
 // scanForms scans src and computes each follow-up's form.
 func scanForms(src SourceFile, section string) *scanned {
-	fs, norms := scanSource(src, section)
-	s := &scanned{mentions: fs, forms: make([]form, len(fs)), fileTime: make([]bool, len(fs))}
+	fs, norms, fromFile := scanSource(src, section)
+	s := &scanned{mentions: fs, forms: make([]form, len(fs)), fileTime: fromFile}
 	for i, f := range fs {
 		s.forms[i] = form{norm: string(norms[i]), ids: Identifiers(f.Text)}
-		s.fileTime[i] = f.Time == src.Time
 	}
 	return s
 }
