@@ -2,6 +2,8 @@ package vault
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -341,8 +343,12 @@ func (v *Vault) followupCache() *followups.Cache {
 	return v.followups
 }
 
+// followupCachePath is the cache of this work tree's sources (worktrees
+// share the state dir; the view's state is kept per work tree the same
+// way, viewStateFile).
 func (v *Vault) followupCachePath() string {
-	return filepath.Join(v.Repo.ScribeDir(), "followups", "cache")
+	h := sha256.Sum256([]byte(v.Repo.GitDir))
+	return filepath.Join(v.Repo.ScribeDir(), "followups", hex.EncodeToString(h[:6]))
 }
 
 // saveFollowupCache writes the cache back when a regeneration changed it:

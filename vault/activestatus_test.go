@@ -110,7 +110,10 @@ func TestFollowupCacheFile(t *testing.T) {
 	if _, err := ro.ActiveStatus(ctx); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(v.Repo.CommonDir, "scribe", "followups", "cache")
+	path := v.followupCachePath()
+	if !strings.HasPrefix(path, filepath.Join(v.Repo.CommonDir, "scribe", "followups")+string(filepath.Separator)) {
+		t.Fatalf("cache at %s, not in scribe's state dir", path)
+	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("a read-only vault wrote its cache: %v", err)
 	}
