@@ -235,117 +235,139 @@ func ScanSource(src SourceFile, section string) []Followup {
 // time is the source's own (src.Time), not an entry's or a Session
 // header's: what a scan depends on src.Time for.
 func scanSource(src SourceFile, section string) ([]Followup, [][]rune, []bool) {
+	s := newScanner(src, section)
+	for i, line := range notes.SplitLines(src.Text) {
+		s.line(i, line)
+	}
+	return s.out, s.norms, s.fromFile
+}
+
+// scanner is ScanSource's state, line by line: a scan can stop at a line
+// and go on from there (a journal is scanned entry by entry, scanJournal).
+type scanner struct {
+	src      SourceFile
+	section  string
+	journal  bool
+	fileTime time.Time
+	fences   markdown.Fences
+	out      []Followup
+	norms    [][]rune
+	fromFile []bool
+	scanState
+}
+
+// scanState is what a scan carries from one line to the next, besides
+// the fenced block it may be in.
+type scanState struct {
+	when         time.Time
+	whenIsFile   bool // when is still src.Time
+	session      string
+	sessionLevel int
+	sessionTime  time.Time
+	sub          string // journal: "next", "done" or ""
+	sectionLevel int    // > 0 inside the follow-up section
+	sectionBase  int    // indent of the section's first item
+}
+
+func newScanner(src SourceFile, section string) *scanner {
 	if section == "" {
 		section = DefaultSection
 	}
-	journal := src.Kind == SourceJournal || src.Kind == SourceArchive
-	var (
-		out          []Followup
-		norms        [][]rune
-		fromFile     []bool
-		fences       markdown.Fences
-		when         = src.Time
-		whenIsFile   = true // when is still src.Time
-		fileTime     = src.Time
-		session      string
-		sessionLevel int
-		sessionTime  time.Time
-		sub          string // journal: "next", "done" or ""
-		sectionLevel int    // > 0 inside the follow-up section
-		sectionBase  = -1   // indent of the section's first item
-	)
-	for i, line := range notes.SplitLines(src.Text) {
-		trimmed := strings.TrimLeft(line, " \t")
-		if fences.Skip(trimmed) {
-			continue
-		}
-		if level, text, ok := markdown.Heading(line); ok {
-			if sessionLevel > 0 && level <= sessionLevel {
-				session, sessionLevel, sessionTime = "", 0, time.Time{}
-			}
-			if sectionLevel > 0 && level <= sectionLevel {
-				sectionLevel = 0
-			}
-			if level <= 2 {
-				sub = ""
-			}
-			if journal && level == 2 {
-				if ts, _, ok := notes.EntryHeading(line); ok {
-					if t, err := notes.ParseTime(ts); err == nil {
-						when, whenIsFile = t, false
-						continue
-					}
-				}
-			}
-			if p, t, ok := sessionHeading(text); ok {
-				session, sessionLevel, sessionTime = p, level, t
-				sub = ""
-				continue
-			}
-			if journal && level >= 3 {
-				switch strings.ToLower(text) {
-				case "next", "next session", "next steps":
-					sub = "next"
-				case "done":
-					sub = "done"
-				default:
-					sub = ""
-				}
-			}
-			if !journal && hasPrefixFold(text, section) {
-				sectionLevel, sectionBase = level, -1
-			}
-			continue
-		}
-		indent, box, raw, ok := listItem(line)
-		if !ok {
-			continue
-		}
-		var open, resolved bool
-		switch {
-		case box == boxClosed:
-			resolved = true
-		case journal && sub == "next":
-			open = true
-		case journal && sub == "done":
-			resolved = true
-		case src.Kind == SourceActive:
-			open = box == boxOpen
-		case sectionLevel > 0:
-			if sectionBase < 0 {
-				sectionBase = indent
-			}
-			open = box == boxOpen || indent <= sectionBase
-		}
-		if !open && !resolved {
-			continue
-		}
-		text, tag := cleanFollowup(raw)
-		norm := NormalizeFollowup(text)
-		if len(norm) == 0 {
-			continue
-		}
-		f := Followup{Text: text, Kind: src.Kind, Path: src.Path, Line: i + 1, Resolved: resolved, Time: when}
-		isFile := whenIsFile
-		if !journal {
-			f.Time, isFile = fileTime, true
-		}
-		if !sessionTime.IsZero() {
-			f.Time, isFile = sessionTime, false
-		}
-		switch {
-		case tag != "":
-			f.Project, f.TagFrom = tag, TagExplicit
-		case session != "":
-			f.Project, f.TagFrom = session, TagSession
-		case src.Project != "":
-			f.Project, f.TagFrom = src.Project, TagPath
-		}
-		out = append(out, f)
-		norms = append(norms, norm)
-		fromFile = append(fromFile, isFile)
+	return &scanner{src: src, section: section, journal: src.Kind == SourceJournal || src.Kind == SourceArchive, fileTime: src.Time,
+		scanState: scanState{when: src.Time, whenIsFile: true, sectionBase: -1}}
+}
+
+// line scans line i (0-based) of the source.
+func (s *scanner) line(i int, line string) {
+	trimmed := strings.TrimLeft(line, " \t")
+	if s.fences.Skip(trimmed) {
+		return
 	}
-	return out, norms, fromFile
+	if level, text, ok := markdown.Heading(line); ok {
+		if s.sessionLevel > 0 && level <= s.sessionLevel {
+			s.session, s.sessionLevel, s.sessionTime = "", 0, time.Time{}
+		}
+		if s.sectionLevel > 0 && level <= s.sectionLevel {
+			s.sectionLevel = 0
+		}
+		if level <= 2 {
+			s.sub = ""
+		}
+		if s.journal && level == 2 {
+			if ts, _, ok := notes.EntryHeading(line); ok {
+				if t, err := notes.ParseTime(ts); err == nil {
+					s.when, s.whenIsFile = t, false
+					return
+				}
+			}
+		}
+		if p, t, ok := sessionHeading(text); ok {
+			s.session, s.sessionLevel, s.sessionTime = p, level, t
+			s.sub = ""
+			return
+		}
+		if s.journal && level >= 3 {
+			switch strings.ToLower(text) {
+			case "next", "next session", "next steps":
+				s.sub = "next"
+			case "done":
+				s.sub = "done"
+			default:
+				s.sub = ""
+			}
+		}
+		if !s.journal && hasPrefixFold(text, s.section) {
+			s.sectionLevel, s.sectionBase = level, -1
+		}
+		return
+	}
+	indent, box, raw, ok := listItem(line)
+	if !ok {
+		return
+	}
+	var open, resolved bool
+	switch {
+	case box == boxClosed:
+		resolved = true
+	case s.journal && s.sub == "next":
+		open = true
+	case s.journal && s.sub == "done":
+		resolved = true
+	case s.src.Kind == SourceActive:
+		open = box == boxOpen
+	case s.sectionLevel > 0:
+		if s.sectionBase < 0 {
+			s.sectionBase = indent
+		}
+		open = box == boxOpen || indent <= s.sectionBase
+	}
+	if !open && !resolved {
+		return
+	}
+	text, tag := cleanFollowup(raw)
+	norm := NormalizeFollowup(text)
+	if len(norm) == 0 {
+		return
+	}
+	f := Followup{Text: text, Kind: s.src.Kind, Path: s.src.Path, Line: i + 1, Resolved: resolved, Time: s.when}
+	isFile := s.whenIsFile
+	if !s.journal {
+		f.Time, isFile = s.fileTime, true
+	}
+	if !s.sessionTime.IsZero() {
+		f.Time, isFile = s.sessionTime, false
+	}
+	switch {
+	case tag != "":
+		f.Project, f.TagFrom = tag, TagExplicit
+	case s.session != "":
+		f.Project, f.TagFrom = s.session, TagSession
+	case s.src.Project != "":
+		f.Project, f.TagFrom = s.src.Project, TagPath
+	}
+	s.out = append(s.out, f)
+	s.norms = append(s.norms, norm)
+	s.fromFile = append(s.fromFile, isFile)
 }
 
 // scanned is one source's scan: its follow-ups in file order, each one's
