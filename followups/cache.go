@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 // Cache is what one regeneration leaves for the next, so that a vault of
@@ -22,6 +25,10 @@ import (
 //     kind, path and project, the section and a SHA-256 of its text (not
 //     its time: the follow-ups dated by the file take the time of the
 //     source they are read for);
+//   - a journal's or archive's scan entry by entry (scanJournal), each
+//     keyed by its lines and the state the scan is in after its heading:
+//     a wrap appends an entry and moves the oldest verbatim into the
+//     archive, and only the new entry is scanned;
 //   - the groups the similarity join last joined and the pairs it found
 //     among them, for the threshold it used. Whether two groups pair
 //     depends on nothing but the two (their texts, projects, resolution
@@ -37,6 +44,7 @@ type Cache struct {
 	mu      sync.Mutex
 	stamp   string
 	scans   map[scanKey]*scanned
+	chunks  map[chunkKey]*chunk
 	theta   float64
 	joined  []string         // the last join's groups (joinKey), in its order
 	index   map[string]int32 // joined's positions
@@ -48,7 +56,7 @@ type Cache struct {
 // (DecodeCache drops a cache another build wrote: a parser may have
 // changed).
 func NewCache(stamp string) *Cache {
-	return &Cache{stamp: stamp, scans: map[scanKey]*scanned{}}
+	return &Cache{stamp: stamp, scans: map[scanKey]*scanned{}, chunks: map[chunkKey]*chunk{}}
 }
 
 // Changed reports whether the cache holds anything DecodeCache (or
@@ -105,8 +113,9 @@ func newScanKey(src SourceFile, section string) scanKey {
 
 // cacheRun is one regeneration's use of a cache; nil when it has none.
 type cacheRun struct {
-	c     *Cache
-	scans map[scanKey]*scanned // this regeneration's: what the cache keeps
+	c      *Cache
+	scans  map[scanKey]*scanned // this regeneration's: what the cache keeps
+	chunks map[chunkKey]*chunk
 }
 
 // begin starts a regeneration with c (nil: none); end finishes it.
@@ -115,17 +124,17 @@ func (c *Cache) begin() *cacheRun {
 		return nil
 	}
 	c.mu.Lock()
-	return &cacheRun{c: c, scans: make(map[scanKey]*scanned, len(c.scans))}
+	return &cacheRun{c: c, scans: make(map[scanKey]*scanned, len(c.scans)), chunks: make(map[chunkKey]*chunk, len(c.chunks))}
 }
 
 func (r *cacheRun) end() {
 	if r == nil {
 		return
 	}
-	if len(r.scans) != len(r.c.scans) {
-		r.c.changed = true // a source gone
+	if len(r.scans) != len(r.c.scans) || len(r.chunks) != len(r.c.chunks) {
+		r.c.changed = true // a source or an entry gone
 	}
-	r.c.scans = r.scans
+	r.c.scans, r.c.chunks = r.scans, r.chunks
 	r.c.mu.Unlock()
 }
 
@@ -133,6 +142,9 @@ func (r *cacheRun) end() {
 func (r *cacheRun) scan(src SourceFile, section string) *scanned {
 	if r == nil {
 		return scanForms(src, section)
+	}
+	if src.Kind == SourceJournal || src.Kind == SourceArchive {
+		return r.scanJournal(src)
 	}
 	key := newScanKey(src, section)
 	s := r.c.scans[key]
@@ -144,6 +156,131 @@ func (r *cacheRun) scan(src SourceFile, section string) *scanned {
 	}
 	r.scans[key] = s
 	return s
+}
+
+// chunkKey is everything the scan of one journal entry depends on: its
+// lines, its source's project, and the state the scan is in after the
+// entry's heading (which sets the entry's time and ends the entry
+// before's subsection, so an entry moved verbatim is the same key).
+type chunkKey struct {
+	project string
+	sum     [sha256.Size]byte
+	in      stateKey
+}
+
+// stateKey is a scanState as a key: times as timeKey, and the source's
+// own time not as a time but as whenIsFile.
+type stateKey struct {
+	whenIsFile   bool
+	when         timeKey
+	session      string
+	sessionLevel int
+	sessionTime  timeKey
+	sub          string
+	sectionLevel int
+	sectionBase  int
+}
+
+func (st scanState) key() stateKey {
+	k := stateKey{whenIsFile: st.whenIsFile, session: st.session, sessionLevel: st.sessionLevel, sessionTime: keyOfTime(st.sessionTime),
+		sub: st.sub, sectionLevel: st.sectionLevel, sectionBase: st.sectionBase}
+	if !st.whenIsFile {
+		k.when = keyOfTime(st.when)
+	}
+	return k
+}
+
+// state is the scan state k names, for src.
+func (k stateKey) state(src SourceFile) scanState {
+	st := scanState{whenIsFile: k.whenIsFile, when: k.when.time(), session: k.session, sessionLevel: k.sessionLevel, sessionTime: k.sessionTime.time(),
+		sub: k.sub, sectionLevel: k.sectionLevel, sectionBase: k.sectionBase}
+	if k.whenIsFile {
+		st.when = src.Time
+	}
+	return st
+}
+
+// chunk is one journal entry's scan: its follow-ups (Line counted from
+// the entry's first line, no Kind or Path: its source's), their forms,
+// which carry the source's time, and the state the scan is in after it.
+type chunk struct {
+	scanned
+	out stateKey
+}
+
+// journalEntries are where a journal's entries start: 0 (what comes before
+// the first entry) and every level-2 heading outside a fenced block, where
+// the scan's fence is closed.
+func journalEntries(lines []string) []int {
+	starts := []int{0}
+	var fences markdown.Fences
+	for i, line := range lines {
+		if fences.Skip(strings.TrimLeft(line, " \t")) {
+			continue
+		}
+		if level, _, ok := markdown.Heading(line); ok && level == 2 && i > 0 {
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
+// scanJournal is scanForms for a journal or archive, entry by entry: an
+// entry the cache holds for the state its heading leaves is not scanned
+// again, and the scan goes on from the state it left.
+func (r *cacheRun) scanJournal(src SourceFile) *scanned {
+	lines := notes.SplitLines(src.Text)
+	starts := journalEntries(lines)
+	s := newScanner(src, "")
+	res := &scanned{}
+	for n, b := range starts {
+		e := len(lines)
+		if n+1 < len(starts) {
+			e = starts[n+1]
+		}
+		first := b
+		if n > 0 {
+			s.line(b, lines[b]) // the heading: a heading yields no follow-up
+			first++
+		}
+		h := sha256.New()
+		for _, l := range lines[b:e] {
+			h.Write([]byte(l))
+			h.Write([]byte{'\n'})
+		}
+		key := chunkKey{project: src.Project, in: s.scanState.key()}
+		h.Sum(key.sum[:0])
+		c := r.c.chunks[key]
+		if c == nil {
+			c = r.chunks[key]
+		}
+		if c == nil {
+			mark := len(s.out)
+			for i := first; i < e; i++ {
+				s.line(i, lines[i])
+			}
+			c = &chunk{out: s.scanState.key()}
+			for j := mark; j < len(s.out); j++ {
+				f := s.out[j]
+				f.Kind, f.Path, f.Line = "", "", f.Line-b
+				c.mentions = append(c.mentions, f)
+				c.forms = append(c.forms, form{norm: string(s.norms[j]), ids: Identifiers(f.Text)})
+				c.fileTime = append(c.fileTime, s.fromFile[j])
+			}
+			s.out, s.norms, s.fromFile = s.out[:mark], s.norms[:mark], s.fromFile[:mark]
+			r.c.changed = true
+		} else {
+			s.scanState, s.fences = c.out.state(src), markdown.Fences{}
+		}
+		r.chunks[key] = c
+		for _, f := range c.mentions {
+			f.Kind, f.Path, f.Line = src.Kind, src.Path, f.Line+b
+			res.mentions = append(res.mentions, f)
+		}
+		res.forms = append(res.forms, c.forms...)
+		res.fileTime = append(res.fileTime, c.fileTime...)
+	}
+	return res
 }
 
 // pairs is pairsByIdentifiers over every group, looking only for the pairs
@@ -214,10 +351,11 @@ func (r *cacheRun) pairs(groups []*group, theta float64, compatible func(i, j in
 
 // cacheMagic starts an encoded cache; its last byte is the format's
 // version.
-const cacheMagic = "git-scribe follow-up cache\n\x02"
+const cacheMagic = "git-scribe follow-up cache\n\x03"
 
 // Encode writes the cache for DecodeCache: a magic line, a SHA-256 of the
-// rest, then the stamp, the scans and the join. The cache is unchanged
+// rest, then the stamp, the scans, the journal entries' scans and the
+// join. The cache is unchanged
 // afterwards (Changed is false).
 func (c *Cache) Encode() []byte {
 	c.mu.Lock()
@@ -240,29 +378,23 @@ func (c *Cache) Encode() []byte {
 		w.str(k.project)
 		w.str(k.section)
 		w.b = append(w.b, k.sum[:]...)
-		w.uint(uint64(len(s.mentions)))
-		for i, f := range s.mentions {
-			w.str(f.Text)
-			w.str(f.Project)
-			w.str(f.TagFrom)
-			w.uint(uint64(f.Line))
-			var flags uint64
-			if f.Resolved {
-				flags |= 1
-			}
-			if s.fileTime[i] {
-				flags |= 2
-			}
-			w.uint(flags)
-			if !s.fileTime[i] {
-				w.time(keyOfTime(f.Time))
-			}
-			w.str(s.forms[i].norm)
-			w.uint(uint64(len(s.forms[i].ids)))
-			for _, id := range s.forms[i].ids {
-				w.str(id)
-			}
-		}
+		w.scanned(s)
+	}
+	// Each entry's bytes, sorted: a stable order without comparing keys.
+	var entries [][]byte
+	for k, ch := range c.chunks {
+		var e cacheWriter
+		e.str(k.project)
+		e.b = append(e.b, k.sum[:]...)
+		e.state(k.in)
+		e.state(ch.out)
+		e.scanned(&ch.scanned)
+		entries = append(entries, e.b)
+	}
+	slices.SortFunc(entries, bytes.Compare)
+	w.uint(uint64(len(entries)))
+	for _, e := range entries {
+		w.b = append(w.b, e...)
 	}
 	w.uint(uint64(len(c.joined)))
 	for _, k := range c.joined {
@@ -314,30 +446,17 @@ func decodeCache(b []byte, stamp string) (*Cache, error) {
 		k.kind = SourceKind(str())
 		k.path, k.project, k.section = r.str(), str(), str()
 		copy(k.sum[:], r.bytes(sha256.Size))
-		m := r.count()
-		s := &scanned{mentions: make([]Followup, 0, m), forms: make([]form, 0, m), fileTime: make([]bool, 0, m)}
-		for ; m > 0 && r.err == nil; m-- {
-			f := Followup{Kind: k.kind, Path: k.path}
-			f.Text, f.Project, f.TagFrom = r.str(), str(), str()
-			f.Line = int(r.uint())
-			flags := r.uint()
-			f.Resolved = flags&1 != 0
-			fileTime := flags&2 != 0
-			if !fileTime {
-				f.Time = r.time().time()
-			}
-			fm := form{norm: r.str()}
-			if ids := r.count(); ids > 0 {
-				fm.ids = make([]string, 0, ids)
-				for ; ids > 0; ids-- {
-					fm.ids = append(fm.ids, r.str())
-				}
-			}
-			s.mentions = append(s.mentions, f)
-			s.forms = append(s.forms, fm)
-			s.fileTime = append(s.fileTime, fileTime)
-		}
+		s := &scanned{}
+		r.scanned(s, k.kind, k.path)
 		c.scans[k] = s
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		k := chunkKey{project: r.str()}
+		copy(k.sum[:], r.bytes(sha256.Size))
+		k.in = r.state()
+		ch := &chunk{out: r.state()}
+		r.scanned(&ch.scanned, "", "")
+		c.chunks[k] = ch
 	}
 	n := r.count()
 	c.joined = make([]string, 0, n)
@@ -384,6 +503,49 @@ func (w *cacheWriter) time(t timeKey) {
 	w.uint(uint64(uint32(t.nsec)))
 	w.str(t.zone)
 	w.b = binary.AppendVarint(w.b, int64(t.off))
+}
+
+// scanned writes a scan's follow-ups (not their kind and path: the
+// source's) and forms.
+func (w *cacheWriter) scanned(s *scanned) {
+	w.uint(uint64(len(s.mentions)))
+	for i, f := range s.mentions {
+		w.str(f.Text)
+		w.str(f.Project)
+		w.str(f.TagFrom)
+		w.uint(uint64(f.Line))
+		var flags uint64
+		if f.Resolved {
+			flags |= 1
+		}
+		if s.fileTime[i] {
+			flags |= 2
+		}
+		w.uint(flags)
+		if !s.fileTime[i] {
+			w.time(keyOfTime(f.Time))
+		}
+		w.str(s.forms[i].norm)
+		w.uint(uint64(len(s.forms[i].ids)))
+		for _, id := range s.forms[i].ids {
+			w.str(id)
+		}
+	}
+}
+
+func (w *cacheWriter) state(k stateKey) {
+	var flags uint64
+	if k.whenIsFile {
+		flags = 1
+	}
+	w.uint(flags)
+	w.time(k.when)
+	w.str(k.session)
+	w.b = binary.AppendVarint(w.b, int64(k.sessionLevel))
+	w.time(k.sessionTime)
+	w.str(k.sub)
+	w.b = binary.AppendVarint(w.b, int64(k.sectionLevel))
+	w.b = binary.AppendVarint(w.b, int64(k.sectionBase))
 }
 
 // cacheReader reads what cacheWriter wrote, from a string so that the
@@ -449,6 +611,40 @@ func (r *cacheReader) str() string {
 		return ""
 	}
 	return r.bytes(int(n))
+}
+
+// scanned reads what cacheWriter.scanned wrote into s, for a source of
+// that kind and path.
+func (r *cacheReader) scanned(s *scanned, kind SourceKind, path string) {
+	m := r.count()
+	s.mentions, s.forms, s.fileTime = make([]Followup, 0, m), make([]form, 0, m), make([]bool, 0, m)
+	for ; m > 0 && r.err == nil; m-- {
+		f := Followup{Kind: kind, Path: path}
+		f.Text, f.Project, f.TagFrom = r.str(), r.str(), r.str()
+		f.Line = int(r.uint())
+		flags := r.uint()
+		f.Resolved = flags&1 != 0
+		fileTime := flags&2 != 0
+		if !fileTime {
+			f.Time = r.time().time()
+		}
+		fm := form{norm: r.str()}
+		if ids := r.count(); ids > 0 {
+			fm.ids = make([]string, 0, ids)
+			for ; ids > 0; ids-- {
+				fm.ids = append(fm.ids, r.str())
+			}
+		}
+		s.mentions = append(s.mentions, f)
+		s.forms = append(s.forms, fm)
+		s.fileTime = append(s.fileTime, fileTime)
+	}
+}
+
+func (r *cacheReader) state() stateKey {
+	k := stateKey{whenIsFile: r.uint() == 1, when: r.time(), session: r.str(), sessionLevel: int(r.int()), sessionTime: r.time(),
+		sub: r.str(), sectionLevel: int(r.int()), sectionBase: int(r.int())}
+	return k
 }
 
 func (r *cacheReader) time() timeKey {

@@ -157,3 +157,79 @@ func TestCacheVarints(t *testing.T) {
 		}
 	}
 }
+
+// scanJSON is a scan of src as the dashboard would show it (the
+// follow-ups dated by the file take src's time, as in Regenerate), times
+// by instant, zone name and offset.
+func scanJSON(t *testing.T, src SourceFile, s *scanned) string {
+	t.Helper()
+	type zoned struct {
+		F    Followup
+		Zone string
+		Off  int
+		Form []string
+		File bool
+	}
+	var out []zoned
+	for i, f := range s.mentions {
+		if s.fileTime[i] {
+			f.Time = src.Time
+		}
+		name, off := f.Time.Zone()
+		out = append(out, zoned{f, name, off, append([]string{s.forms[i].norm}, s.forms[i].ids...), s.fileTime[i]})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkJournalScan: a journal scanned entry by entry — with no cache, with
+// the cache of the same text, with the cache of the text before more was
+// appended — is the journal scanned whole.
+func checkJournalScan(t *testing.T, text, more string) {
+	t.Helper()
+	src := SourceFile{Kind: SourceArchive, Path: "j.md", Time: time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC), Text: text}
+	whole := scanJSON(t, src, scanForms(src, ""))
+	c := NewCache("s")
+	for round, what := range []string{"no cache", "the same text's", "a decoded cache"} {
+		if round == 2 {
+			c = DecodeCache(c.Encode(), "s")
+		}
+		run := c.begin()
+		got := scanJSON(t, src, run.scanJournal(src))
+		run.end()
+		if got != whole {
+			t.Fatalf("%s: entry by entry\n%s\nwhole\n%s\ntext %q", what, got, whole, text)
+		}
+	}
+	src.Text += more
+	run := c.begin()
+	got := scanJSON(t, src, run.scanJournal(src))
+	run.end()
+	if want := scanJSON(t, src, scanForms(src, "")); got != want {
+		t.Fatalf("appended: entry by entry\n%s\nwhole\n%s\ntext %q", got, want, src.Text)
+	}
+}
+
+func TestJournalScanByEntry(t *testing.T) {
+	t.Parallel()
+	for _, s := range cacheSources() {
+		checkJournalScan(t, s.Text, "\n## 2026-11-04T09:00:00Z — three\n### Next\n- one more\n")
+	}
+	checkJournalScan(t, "# Session: api — 2026-10-29\n\n## not an entry\n- [x] ticked\n### Next\n- (x) a\n```\n## in code\n- [ ] no\n```\n## 2026-11-01 — e\n### Done\n- a\n",
+		"## bad — heading\n### Next\n- dated by the entry before\n# Session: web\n## 2026-11-02T01:00:00+05:30 — f\n### Next Steps\n- b\n")
+}
+
+// FuzzJournalScan: scanning a journal entry by entry, from the cache or
+// not, after an append or not, is scanning it whole.
+func FuzzJournalScan(f *testing.F) {
+	for _, s := range cacheSources() {
+		f.Add(s.Text, "\n## 2026-11-04T09:00:00Z — three\n### Next\n- one more\n")
+	}
+	f.Add("## a\n```\n## b\n", "## c\n### Next\n- d\n```\n## e\n### Next\n- f\n")
+	f.Fuzz(func(t *testing.T, text, more string) {
+		checkJournalScan(t, text, more)
+	})
+}
