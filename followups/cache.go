@@ -104,11 +104,18 @@ func (k timeKey) time() time.Time {
 	return time.Unix(k.sec, int64(k.nsec)).In(loc)
 }
 
-func newScanKey(src SourceFile, section string) scanKey {
+func (r *cacheRun) newScanKey(src SourceFile, section string) scanKey {
 	if section == "" {
 		section = DefaultSection
 	}
-	return scanKey{kind: src.Kind, path: src.Path, project: src.Project, section: section, sum: sha256.Sum256([]byte(src.Text))}
+	return scanKey{kind: src.Kind, path: src.Path, project: src.Project, section: section, sum: r.sum(src.Text)}
+}
+
+// sum is the SHA-256 of s, hashed from a buffer the run reuses (not a
+// copy of every source's text).
+func (r *cacheRun) sum(s string) [sha256.Size]byte {
+	r.buf = append(r.buf[:0], s...)
+	return sha256.Sum256(r.buf)
 }
 
 // cacheRun is one regeneration's use of a cache; nil when it has none.
@@ -116,6 +123,7 @@ type cacheRun struct {
 	c      *Cache
 	scans  map[scanKey]*scanned // this regeneration's: what the cache keeps
 	chunks map[chunkKey]*chunk
+	buf    []byte
 }
 
 // begin starts a regeneration with c (nil: none); end finishes it.
@@ -146,7 +154,7 @@ func (r *cacheRun) scan(src SourceFile, section string) *scanned {
 	if src.Kind == SourceJournal || src.Kind == SourceArchive {
 		return r.scanJournal(src)
 	}
-	key := newScanKey(src, section)
+	key := r.newScanKey(src, section)
 	s := r.c.scans[key]
 	if s == nil {
 		if s = r.scans[key]; s == nil {
@@ -231,6 +239,18 @@ func journalEntries(lines []string) []int {
 func (r *cacheRun) scanJournal(src SourceFile) *scanned {
 	lines := notes.SplitLines(src.Text)
 	starts := journalEntries(lines)
+	// Where each line starts in the text: an entry is hashed as its bytes
+	// (the same bytes are the same lines).
+	offsets := make([]int, 0, len(lines)+1)
+	for at := 0; len(offsets) < len(lines); {
+		offsets = append(offsets, at)
+		if nl := strings.IndexByte(src.Text[at:], '\n'); nl >= 0 {
+			at += nl + 1
+		} else {
+			at = len(src.Text)
+		}
+	}
+	offsets = append(offsets, len(src.Text))
 	s := newScanner(src, "")
 	res := &scanned{}
 	for n, b := range starts {
@@ -243,13 +263,7 @@ func (r *cacheRun) scanJournal(src SourceFile) *scanned {
 			s.line(b, lines[b]) // the heading: a heading yields no follow-up
 			first++
 		}
-		h := sha256.New()
-		for _, l := range lines[b:e] {
-			h.Write([]byte(l))
-			h.Write([]byte{'\n'})
-		}
-		key := chunkKey{project: src.Project, in: s.scanState.key()}
-		h.Sum(key.sum[:0])
+		key := chunkKey{project: src.Project, sum: r.sum(src.Text[offsets[b]:offsets[e]]), in: s.scanState.key()}
 		c := r.c.chunks[key]
 		if c == nil {
 			c = r.chunks[key]
