@@ -192,6 +192,8 @@ func leftovers(dir string) []string {
 		switch {
 		case top == "view" || top == "view-kept":
 			return filepath.SkipDir // the view's own state
+		case top == "followups" && !strings.HasPrefix(d.Name(), "cache-"):
+			return nil // the regenerations' cache; a temporary one is left over
 		case d.IsDir():
 			if strings.HasPrefix(rel, "blobs-") {
 				left = append(left, rel+"/")

@@ -2,7 +2,8 @@
 // follow-up can live in (SourceFile, SourceKind) and how each is scanned,
 // resolution ("done" anywhere wins), near-duplicate merging, project tags,
 // the ACTIVE-STATUS.md dashboard (Regenerate, Dashboard.Render) with its
-// persistence audit, extraction of follow-ups said in a conversation
+// persistence audit and the Cache that lets a regeneration redo only what
+// changed (its bytes made and read here, kept on disk by vault), extraction of follow-ups said in a conversation
 // (ExtractFollowups, MarkDurable), and the decisions that route them
 // (RouteFile, Assignment) with the text edits routing makes.
 //

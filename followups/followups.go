@@ -1,8 +1,10 @@
 package followups
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -224,110 +226,168 @@ func cleanFollowup(raw string) (text, tag string) {
 // dates them); an item's own "(project)" prefix wins over it, and it wins
 // over the path's project.
 func ScanSource(src SourceFile, section string) []Followup {
+	out, _, _ := scanSource(src, section)
+	return out
+}
+
+// scanSource is ScanSource, also returning each follow-up's normalised
+// text (which it computes anyway, to skip items with none) and whether its
+// time is the source's own (src.Time), not an entry's or a Session
+// header's: what a scan depends on src.Time for.
+func scanSource(src SourceFile, section string) ([]Followup, [][]rune, []bool) {
+	s := newScanner(src, section)
+	for i, line := range notes.SplitLines(src.Text) {
+		s.line(i, line)
+	}
+	return s.out, s.norms, s.fromFile
+}
+
+// scanner is ScanSource's state, line by line: a scan can stop at a line
+// and go on from there (a journal is scanned entry by entry, scanJournal).
+type scanner struct {
+	src      SourceFile
+	section  string
+	journal  bool
+	fileTime time.Time
+	fences   markdown.Fences
+	out      []Followup
+	norms    [][]rune
+	fromFile []bool
+	scanState
+}
+
+// scanState is what a scan carries from one line to the next, besides
+// the fenced block it may be in.
+type scanState struct {
+	when         time.Time
+	whenIsFile   bool // when is still src.Time
+	session      string
+	sessionLevel int
+	sessionTime  time.Time
+	sub          string // journal: "next", "done" or ""
+	sectionLevel int    // > 0 inside the follow-up section
+	sectionBase  int    // indent of the section's first item
+}
+
+func newScanner(src SourceFile, section string) *scanner {
 	if section == "" {
 		section = DefaultSection
 	}
-	journal := src.Kind == SourceJournal || src.Kind == SourceArchive
-	var (
-		out          []Followup
-		fences       markdown.Fences
-		when         = src.Time
-		fileTime     = src.Time
-		session      string
-		sessionLevel int
-		sessionTime  time.Time
-		sub          string // journal: "next", "done" or ""
-		sectionLevel int    // > 0 inside the follow-up section
-		sectionBase  = -1   // indent of the section's first item
-	)
-	for i, line := range notes.SplitLines(src.Text) {
-		trimmed := strings.TrimLeft(line, " \t")
-		if fences.Skip(trimmed) {
-			continue
-		}
-		if level, text, ok := markdown.Heading(line); ok {
-			if sessionLevel > 0 && level <= sessionLevel {
-				session, sessionLevel, sessionTime = "", 0, time.Time{}
-			}
-			if sectionLevel > 0 && level <= sectionLevel {
-				sectionLevel = 0
-			}
-			if level <= 2 {
-				sub = ""
-			}
-			if journal && level == 2 {
-				if ts, _, ok := notes.EntryHeading(line); ok {
-					if t, err := notes.ParseTime(ts); err == nil {
-						when = t
-						continue
-					}
-				}
-			}
-			if p, t, ok := sessionHeading(text); ok {
-				session, sessionLevel, sessionTime = p, level, t
-				sub = ""
-				continue
-			}
-			if journal && level >= 3 {
-				switch strings.ToLower(text) {
-				case "next", "next session", "next steps":
-					sub = "next"
-				case "done":
-					sub = "done"
-				default:
-					sub = ""
-				}
-			}
-			if !journal && hasPrefixFold(text, section) {
-				sectionLevel, sectionBase = level, -1
-			}
-			continue
-		}
-		indent, box, raw, ok := listItem(line)
-		if !ok {
-			continue
-		}
-		var open, resolved bool
-		switch {
-		case box == boxClosed:
-			resolved = true
-		case journal && sub == "next":
-			open = true
-		case journal && sub == "done":
-			resolved = true
-		case src.Kind == SourceActive:
-			open = box == boxOpen
-		case sectionLevel > 0:
-			if sectionBase < 0 {
-				sectionBase = indent
-			}
-			open = box == boxOpen || indent <= sectionBase
-		}
-		if !open && !resolved {
-			continue
-		}
-		text, tag := cleanFollowup(raw)
-		if len(NormalizeFollowup(text)) == 0 {
-			continue
-		}
-		f := Followup{Text: text, Kind: src.Kind, Path: src.Path, Line: i + 1, Resolved: resolved, Time: when}
-		if !journal {
-			f.Time = fileTime
-		}
-		if !sessionTime.IsZero() {
-			f.Time = sessionTime
-		}
-		switch {
-		case tag != "":
-			f.Project, f.TagFrom = tag, TagExplicit
-		case session != "":
-			f.Project, f.TagFrom = session, TagSession
-		case src.Project != "":
-			f.Project, f.TagFrom = src.Project, TagPath
-		}
-		out = append(out, f)
+	return &scanner{src: src, section: section, journal: src.Kind == SourceJournal || src.Kind == SourceArchive, fileTime: src.Time,
+		scanState: scanState{when: src.Time, whenIsFile: true, sectionBase: -1}}
+}
+
+// line scans line i (0-based) of the source.
+func (s *scanner) line(i int, line string) {
+	trimmed := strings.TrimLeft(line, " \t")
+	if s.fences.Skip(trimmed) {
+		return
 	}
-	return out
+	if level, text, ok := markdown.Heading(line); ok {
+		if s.sessionLevel > 0 && level <= s.sessionLevel {
+			s.session, s.sessionLevel, s.sessionTime = "", 0, time.Time{}
+		}
+		if s.sectionLevel > 0 && level <= s.sectionLevel {
+			s.sectionLevel = 0
+		}
+		if level <= 2 {
+			s.sub = ""
+		}
+		if s.journal && level == 2 {
+			if ts, _, ok := notes.EntryHeading(line); ok {
+				if t, err := notes.ParseTime(ts); err == nil {
+					s.when, s.whenIsFile = t, false
+					return
+				}
+			}
+		}
+		if p, t, ok := sessionHeading(text); ok {
+			s.session, s.sessionLevel, s.sessionTime = p, level, t
+			s.sub = ""
+			return
+		}
+		if s.journal && level >= 3 {
+			switch strings.ToLower(text) {
+			case "next", "next session", "next steps":
+				s.sub = "next"
+			case "done":
+				s.sub = "done"
+			default:
+				s.sub = ""
+			}
+		}
+		if !s.journal && hasPrefixFold(text, s.section) {
+			s.sectionLevel, s.sectionBase = level, -1
+		}
+		return
+	}
+	indent, box, raw, ok := listItem(line)
+	if !ok {
+		return
+	}
+	var open, resolved bool
+	switch {
+	case box == boxClosed:
+		resolved = true
+	case s.journal && s.sub == "next":
+		open = true
+	case s.journal && s.sub == "done":
+		resolved = true
+	case s.src.Kind == SourceActive:
+		open = box == boxOpen
+	case s.sectionLevel > 0:
+		if s.sectionBase < 0 {
+			s.sectionBase = indent
+		}
+		open = box == boxOpen || indent <= s.sectionBase
+	}
+	if !open && !resolved {
+		return
+	}
+	text, tag := cleanFollowup(raw)
+	norm := NormalizeFollowup(text)
+	if len(norm) == 0 {
+		return
+	}
+	f := Followup{Text: text, Kind: s.src.Kind, Path: s.src.Path, Line: i + 1, Resolved: resolved, Time: s.when}
+	isFile := s.whenIsFile
+	if !s.journal {
+		f.Time, isFile = s.fileTime, true
+	}
+	if !s.sessionTime.IsZero() {
+		f.Time, isFile = s.sessionTime, false
+	}
+	switch {
+	case tag != "":
+		f.Project, f.TagFrom = tag, TagExplicit
+	case s.session != "":
+		f.Project, f.TagFrom = s.session, TagSession
+	case s.src.Project != "":
+		f.Project, f.TagFrom = s.src.Project, TagPath
+	}
+	s.out = append(s.out, f)
+	s.norms = append(s.norms, norm)
+	s.fromFile = append(s.fromFile, isFile)
+}
+
+// scanned is one source's scan: its follow-ups in file order, each one's
+// form, and which of them carry the source's own time (the others carry
+// an entry's or a Session header's): those take the time of the source
+// they are read for, so a scan does not depend on src.Time.
+type scanned struct {
+	mentions []Followup
+	forms    []form
+	fileTime []bool
+}
+
+// scanForms scans src and computes each follow-up's form.
+func scanForms(src SourceFile, section string) *scanned {
+	fs, norms, fromFile := scanSource(src, section)
+	s := &scanned{mentions: fs, forms: make([]form, len(fs)), fileTime: fromFile}
+	for i, f := range fs {
+		s.forms[i] = form{norm: string(norms[i]), ids: Identifiers(f.Text)}
+	}
+	return s
 }
 
 // MergeOptions tunes Regenerate.
@@ -343,6 +403,11 @@ type MergeOptions struct {
 	// repository's name, or the configured project); "" leaves them
 	// untagged, with a warning.
 	DefaultProject string
+	// Cache, when set, holds what earlier regenerations computed; an
+	// unchanged source is not scanned again and pairs of unchanged
+	// follow-ups are not looked for again (see Cache). The dashboard is
+	// the same with it as without.
+	Cache *Cache
 }
 
 func (o MergeOptions) cap() int {
@@ -512,6 +577,9 @@ type Dashboard struct {
 // untagged item may match any project.
 func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	d := Dashboard{theta: opts.theta()}
+	run := opts.Cache.begin()
+	defer run.end()
+	var forms []form
 	counts := map[SourceKind]*SourceCount{}
 	for _, k := range sourceKinds {
 		counts[k] = &SourceCount{Kind: k}
@@ -527,7 +595,11 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			counts[src.Kind] = c
 		}
 		c.Files++
-		for _, f := range ScanSource(src, opts.Section) {
+		sc := run.scan(src, opts.Section)
+		for i, f := range sc.mentions {
+			if sc.fileTime[i] {
+				f.Time = src.Time
+			}
 			if f.Project == "" && opts.DefaultProject != "" {
 				f.Project, f.TagFrom = opts.DefaultProject, TagDefault
 			}
@@ -537,6 +609,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 				c.Open++
 			}
 			d.Mentions = append(d.Mentions, f)
+			forms = append(forms, sc.forms[i])
 		}
 	}
 	for _, k := range sourceKinds {
@@ -544,7 +617,7 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 			d.Audit.Sources = append(d.Audit.Sources, *c)
 		}
 	}
-	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, d.theta)
+	d.Items, d.Audit.Resolved, d.Audit.Merged, d.Audit.Merges = merge(d.Mentions, forms, d.theta, run)
 	if d.Audit.Merges == nil {
 		d.Audit.Merges = []Merge{}
 	}
@@ -562,23 +635,63 @@ func Regenerate(sources []SourceFile, opts MergeOptions) Dashboard {
 	return d
 }
 
+// form is what the similarity join compares of a follow-up: its
+// normalised text and its identifiers, computed once per text.
+type form struct {
+	norm string // NormalizeFollowup
+	ids  []string
+}
+
 // group is the mentions sharing one project, normalised text and
 // identifiers.
 type group struct {
-	norm     []rune
+	key      string // the grouping key (merge)
+	norm     string
+	runes    []rune        // norm, once the group is joined
 	project  string        // lower case
 	ident    identifierSet // of the first member's text
 	members  []int         // indexes into mentions
 	resolved bool          // a resolved group (made of resolved mentions)
 }
 
+// joinKey names a group in the cache of the join's pairs: everything a
+// pair's finding depends on (the group's text, project, resolution and
+// identifiers), written so that no two groups share it. That is the
+// grouping key unless the project or an identifier holds a NUL, which the
+// grouping key separates its fields with.
+func (g *group) joinKey() string {
+	if !strings.ContainsRune(g.project, 0) && !slices.ContainsFunc(g.ident.ids, func(id string) bool { return strings.ContainsRune(id, 0) }) {
+		return g.key
+	}
+	b := make([]byte, 0, 9+len(g.project)+len(g.norm)+8*len(g.ident.ids))
+	b = append(b, 1) // a grouping key starts with "true" or "false": never 1
+	if g.resolved {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	for _, s := range append([]string{g.project, g.norm}, g.ident.ids...) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return string(b)
+}
+
+// smallBlock is the size up to which a block's groups are compared pair
+// by pair instead of through a similarity index (building one costs more
+// than a few edit distances).
+const smallBlock = 8
+
 // pairsByIdentifiers calls fn(i, j), i < j, for every compatible pair of
-// groups at or above theta that can name the same things, in (i, j) order.
+// groups at or above theta that can name the same things and of which at
+// least one is fresh (all, when fresh is nil), in (i, j) order.
 // Groups whose strong identifiers differ never do (see strongIdentifiers),
 // so each set of them is joined on its own: a vault's follow-ups name
 // files and functions, and ten thousand of them fall into many small
-// blocks instead of one similarity join over all.
-func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int) bool, fn func(i, j int)) {
+// blocks instead of one similarity join over all. A set whose groups all
+// name a project is cut by project too, as groups of two projects are
+// never compatible.
+func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int) bool, fresh []bool, fn func(i, j int)) {
 	blocks := map[string][]int{}
 	var keys []string
 	for i, g := range groups {
@@ -589,22 +702,65 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 		blocks[k] = append(blocks[k], i)
 	}
 	var pairs [][2]int
+	join := func(members []int) {
+		var probe []int // fresh members, as indexes into members
+		for n, i := range members {
+			if fresh == nil || fresh[i] {
+				probe = append(probe, n)
+			}
+		}
+		if len(probe) == 0 || len(members) < 2 {
+			return
+		}
+		idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(members))}
+		for n, i := range members {
+			g := groups[i]
+			if g.runes == nil {
+				g.runes = []rune(g.norm)
+			}
+			idx.Texts[n] = g.runes
+		}
+		ok := func(a, b int) bool { return compatible(members[a], members[b]) }
+		add := func(a, b int) {
+			i, j := members[a], members[b]
+			if fresh != nil && !fresh[i] && !fresh[j] {
+				return // known: the cache holds it
+			}
+			pairs = append(pairs, [2]int{min(i, j), max(i, j)})
+		}
+		// Few fresh groups among many (an unchanged vault with a new
+		// entry), or a small block: compare them directly.
+		if len(members) <= smallBlock || len(probe)*smallBlock <= len(members) {
+			idx.PairsWith(probe, ok, add)
+			return
+		}
+		idx.Pairs(ok, add)
+	}
 	for _, k := range keys {
 		members := blocks[k]
 		if len(members) < 2 {
 			continue
 		}
-		idx := &similarity.Index{Theta: theta, Texts: make([][]rune, len(members))}
-		for n, i := range members {
-			idx.Texts[n] = groups[i].norm
-		}
-		idx.Pairs(func(a, b int) bool { return compatible(members[a], members[b]) }, func(a, b int) {
-			i, j := members[a], members[b]
-			if i > j {
-				i, j = j, i
+		byProject := map[string][]int{}
+		var projects []string
+		for _, i := range members {
+			p := groups[i].project
+			if p == "" {
+				projects = nil
+				break
 			}
-			pairs = append(pairs, [2]int{i, j})
-		})
+			if _, ok := byProject[p]; !ok {
+				projects = append(projects, p)
+			}
+			byProject[p] = append(byProject[p], i)
+		}
+		if projects == nil {
+			join(members)
+			continue
+		}
+		for _, p := range projects {
+			join(byProject[p])
+		}
 	}
 	slices.SortFunc(pairs, func(a, b [2]int) int {
 		if a[0] != b[0] {
@@ -617,25 +773,39 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 	}
 }
 
-// merge resolves and deduplicates mentions into ordered priorities; it
-// returns how many open mentions were dropped as resolved and how many were
-// merged into another, and the texts that are not on the dashboard in
-// their own words (see Merge).
-func merge(mentions []Followup, theta float64) (items []Priority, resolvedDropped, merged int, merges []Merge) {
+// merge resolves and deduplicates mentions (forms[i] is mentions[i]'s)
+// into ordered priorities; it returns how many open mentions were dropped
+// as resolved and how many were merged into another, and the texts that
+// are not on the dashboard in their own words (see Merge). run's cache, if
+// any, supplies the pairs of groups it has joined before.
+func merge(mentions []Followup, forms []form, theta float64, run *cacheRun) (items []Priority, resolvedDropped, merged int, merges []Merge) {
 	// Identical texts of one project collapse first, so a line carried
 	// through fifty journal entries is compared once.
 	var groups []*group
-	byKey := map[string]*group{}
+	byKey := make(map[string]*group, len(mentions))
+	var kb strings.Builder
 	for i, f := range mentions {
-		norm := NormalizeFollowup(f.Text)
+		fm := forms[i]
 		project := strings.ToLower(f.Project)
 		// Normalising drops what sets identifiers apart ("foo.go" and
 		// "foo_go" both read "foo go"): they are part of the key.
-		ident := newIdentifierSet(f.Text)
-		key := fmt.Sprintf("%t\x00%s\x00%s\x00%s", f.Resolved, project, string(norm), strings.Join(ident.ids, "\x00"))
+		kb.Reset()
+		kb.WriteString(strconv.FormatBool(f.Resolved))
+		kb.WriteByte(0)
+		kb.WriteString(project)
+		kb.WriteByte(0)
+		kb.WriteString(fm.norm)
+		kb.WriteByte(0)
+		for n, id := range fm.ids {
+			if n > 0 {
+				kb.WriteByte(0)
+			}
+			kb.WriteString(id)
+		}
+		key := kb.String()
 		g := byKey[key]
 		if g == nil {
-			g = &group{norm: norm, project: project, ident: ident, resolved: f.Resolved}
+			g = &group{key: key, norm: fm.norm, project: project, ident: identifierSet{text: f.Text, ids: fm.ids}, resolved: f.Resolved}
 			byKey[key] = g
 			groups = append(groups, g)
 		}
@@ -651,7 +821,7 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 	dropped := make([]bool, len(groups))
 	resolvedBy := make([]int, len(groups)) // the resolved group that dropped an open one, +1
 	var openPairs [][2]int
-	pairsByIdentifiers(groups, theta, compatible, func(i, j int) {
+	run.pairs(groups, theta, compatible, func(i, j int) {
 		a, b := groups[i], groups[j]
 		// The index finds every pair alike enough; a pair naming
 		// different things ("/users" and "/posts", "v1.2" and "v1.3") is
@@ -730,23 +900,34 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 		}
 		clusters[r] = append(clusters[r], g.members...)
 	}
-	type item struct {
-		p      Priority
-		merges []Merge
-	}
-	var its []item
+	its := make([]Priority, 0, len(roots))
+	itMerges := make([][]Merge, 0, len(roots))
+	recent := make([]recency, 0, len(roots))
 	for _, r := range roots {
 		ms := clusters[r]
 		merged += len(ms) - 1
 		p, rep := priorityOf(mentions, ms)
-		its = append(its, item{p, appendMerges(nil, mentions, ms, rep, false)})
+		its = append(its, p)
+		itMerges = append(itMerges, appendMerges(nil, mentions, ms, rep, false))
+		recent = append(recent, recencyOf(p.Time, p.Kind))
 	}
-	slices.SortStableFunc(its, func(a, b item) int { return comparePriorities(a.p, b.p) })
+	// By recency, then place (comparePlaces), each item's day and rank
+	// worked out once, not per comparison.
+	order := make([]int, len(its))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := recent[a].compare(recent[b]); c != 0 {
+			return c
+		}
+		return comparePlaces(its[a], its[b])
+	})
 	// Merges in dashboard order, then the resolutions.
 	var itemMerges []Merge
-	for _, it := range its {
-		items = append(items, it.p)
-		itemMerges = append(itemMerges, it.merges...)
+	for _, i := range order {
+		items = append(items, its[i])
+		itemMerges = append(itemMerges, itMerges[i]...)
 	}
 	return items, resolvedDropped, merged, append(itemMerges, merges...)
 }
@@ -755,6 +936,9 @@ func merge(mentions []Followup, theta float64) (items []Priority, resolvedDroppe
 // dropped as resolved) whose text is not into's: each distinct text once,
 // at its first mention in file order.
 func appendMerges(out []Merge, mentions []Followup, members []int, into Followup, resolved bool) []Merge {
+	if len(members) == 1 && mentions[members[0]].Text == into.Text {
+		return out // most items: one mention, shown in its own words
+	}
 	seen := map[string]bool{into.Text: true}
 	ms := slices.Clone(members)
 	slices.SortFunc(ms, func(a, b int) int {
@@ -787,6 +971,34 @@ func byRecency(ta, tb time.Time, ka, kb SourceKind) int {
 		return c
 	}
 	return tb.Compare(ta)
+}
+
+// recency is what byRecency compares of a time and a kind, worked out
+// once: the calendar day as a number (ordered as dayOf's times are) and
+// the kind's rank.
+type recency struct {
+	day  int64
+	rank int
+	t    time.Time
+}
+
+func recencyOf(t time.Time, k SourceKind) recency {
+	y, m, d := t.Date() // the zero time's is dayOf's: January 1, year 1
+	return recency{day: int64(y)*512 + int64(m)*32 + int64(d), rank: k.rank(), t: t}
+}
+
+// compare is byRecency(a's time, b's time, a's kind, b's kind).
+func (a recency) compare(b recency) int {
+	if a.day != b.day {
+		if a.day > b.day {
+			return -1
+		}
+		return 1
+	}
+	if c := a.rank - b.rank; c != 0 {
+		return c
+	}
+	return b.t.Compare(a.t)
 }
 
 // dayOf is t's calendar day in its own location.
@@ -839,10 +1051,9 @@ func priorityOf(mentions []Followup, members []int) (Priority, Followup) {
 	return p, rep
 }
 
-func comparePriorities(a, b Priority) int {
-	if c := byRecency(a.Time, b.Time, a.Kind, b.Kind); c != 0 {
-		return c
-	}
+// comparePlaces orders priorities alike in recency (byRecency): by the
+// first source's path and line, then text.
+func comparePlaces(a, b Priority) int {
 	if c := strings.Compare(a.Sources[0].Path, b.Sources[0].Path); c != 0 {
 		return c
 	}

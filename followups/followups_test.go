@@ -314,3 +314,26 @@ func TestSimilarity(t *testing.T) {
 		}
 	}
 }
+
+// recency's comparison is byRecency's, for times in any zone, the zero
+// time among them, and every kind.
+func TestRecencyIsByRecency(t *testing.T) {
+	t.Parallel()
+	zones := []*time.Location{time.UTC, time.FixedZone("KST", 9*3600), time.FixedZone("", -11*3600)}
+	var times []time.Time
+	for i := range 40 {
+		times = append(times, time.Date(2026, 11, 1+i%3, (i*7)%24, i%60, 0, 0, zones[i%len(zones)]))
+	}
+	times = append(times, time.Time{}, time.Date(1, 1, 1, 5, 0, 0, 0, time.UTC))
+	for _, a := range times {
+		for _, b := range times {
+			for _, ka := range sourceKinds {
+				for _, kb := range sourceKinds {
+					if got, want := recencyOf(a, ka).compare(recencyOf(b, kb)), byRecency(a, b, ka, kb); (got < 0) != (want < 0) || (got > 0) != (want > 0) {
+						t.Fatalf("%v %s vs %v %s: %d, byRecency %d", a, ka, b, kb, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 )
 
@@ -91,4 +93,72 @@ func TestDefaultProject(t *testing.T) {
 	if got := multi.DefaultProject(srcs); got != "" || srcs[0].Project != "api" {
 		t.Errorf("multi-project DefaultProject = %q, source project %q", got, srcs[0].Project)
 	}
+}
+
+// The regenerations' cache lives in scribe's state dir, never the work
+// tree; a new process reads it and says the same, and one that is damaged
+// or another build's is not used. A read-only vault writes none.
+func TestFollowupCacheFile(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"projects/api/todos.md":    "## Next Session\n\n- migrate the cache layer\n- fix `getUser` in v1.2\n",
+		"projects/api/PROGRESS.md": "## Next Session\n\n- Migrate the cache layr\n- [x] fix getuser in v1.2\n",
+	}
+	v := asVault(t, files, nil)
+	ctx := context.Background()
+	ro := &Vault{Repo: v.Repo, Config: v.Config, ReadOnly: true}
+	if _, err := ro.ActiveStatus(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := v.followupCachePath()
+	if !strings.HasPrefix(path, filepath.Join(v.Repo.CommonDir, "scribe", "followups")+string(filepath.Separator)) {
+		t.Fatalf("cache at %s, not in scribe's state dir", path)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a read-only vault wrote its cache: %v", err)
+	}
+	first, err := v.RegenerateActiveStatus(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(first.Dashboard.Audit.Merges); n != 2 {
+		t.Fatalf("%d merges, want a near-duplicate and a resolution: %+v", n, first.Dashboard.Audit.Merges)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no cache after a regeneration: %v", err)
+	}
+	if out, _ := exec.Command("git", "-C", v.Repo.WorkTree, "status", "--porcelain", "--untracked-files=all").Output(); strings.Contains(string(out), "cache") {
+		t.Errorf("the cache shows in the work tree:\n%s", out)
+	}
+	for name, data := range map[string][]byte{"as written": b, "damaged": append(b[:len(b)-5:len(b)-5], "xxxxx"...), "another build's": nil} {
+		if data != nil {
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fresh := &Vault{Repo: v.Repo, Config: v.Config}
+		if name == "another build's" {
+			fresh.followups = followups.DecodeCache(b, "another build")
+		}
+		d, err := fresh.ActiveStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fresh.renderActiveStatus(d), first.Text; got != want {
+			t.Errorf("%s cache: the dashboard reads\n%s\nwant\n%s", name, got, want)
+		}
+		if got, _ := json.Marshal(d.Audit.Merges); string(got) != mustJSON(t, first.Dashboard.Audit.Merges) {
+			t.Errorf("%s cache: merges %s, want %s", name, got, mustJSON(t, first.Dashboard.Audit.Merges))
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

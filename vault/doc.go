@@ -10,7 +10,7 @@
 // It composes the pure packages (notes, followups) with gitops, which it
 // writes through for every commit, lock and queued write: it runs no git
 // itself, and the only files it writes directly are the working-tree view
-// and its bookkeeping under the git dir. It must never import dispatch, cmd,
+// and its bookkeeping, and the follow-up cache, under the git dir. It must never import dispatch, cmd,
 // cobra, net/http or an LLM client: where it needs an agent (prose) or a
 // person (routing decisions) it declares an interface or a function type
 // (ProseWriter, Asker) and cmd plugs one in.

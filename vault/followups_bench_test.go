@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -137,7 +138,10 @@ func benchVault(n, projects int, names bool, suffix ...string) []followups.Sourc
 		flush()
 	}
 	srcs := []followups.SourceFile{{Kind: followups.SourceJournal, Path: ".claude/sonmat/journal.md", Time: base, Text: journal.String()}}
-	for path, b := range files {
+	// Sorted, so that the random times go to the same files every run:
+	// the corpus is the same bytes each time (TestRegenerateGolden).
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		b := files[path]
 		parts := strings.Split(path, "/")
 		src := followups.SourceFile{Path: path, Project: parts[1], Time: base.Add(time.Duration(r.IntN(2000)) * time.Hour)}
 		var t strings.Builder
@@ -198,6 +202,40 @@ func BenchmarkRegenerate(b *testing.B) {
 	}
 }
 
+// BenchmarkRegenerateCached is BenchmarkRegenerate with the cache a
+// regeneration leaves (followups.Cache), as a new process has it: decoded
+// from its bytes each op. "unchanged" regenerates the same sources,
+// "edited" the sources after one edit of each kind (editCorpus: a journal
+// entry, a tick, a line, a file gone, a file new, a time moved), with the
+// cache of the sources before.
+func BenchmarkRegenerateCached(b *testing.B) {
+	for _, c := range goldenCorpora {
+		if c.n != 10000 {
+			continue
+		}
+		for _, edit := range []bool{false, true} {
+			name := map[bool]string{false: "unchanged", true: "edited"}[edit]
+			b.Run(fmt.Sprintf("%s/%s/followups=%d", name, c.name, c.n), func(b *testing.B) {
+				srcs := c.sources()
+				cache := followups.NewCache("bench")
+				d := followups.Regenerate(srcs, followups.MergeOptions{Cap: 15, Cache: cache})
+				enc := cache.Encode()
+				if edit {
+					srcs = editCorpus(b, srcs, d, 0)
+				}
+				b.ReportAllocs()
+				start := cpuTime()
+				for b.Loop() {
+					opts := followups.MergeOptions{Cap: 15, Cache: followups.DecodeCache(enc, "bench")}
+					_ = followups.Regenerate(srcs, opts).Render()
+				}
+				b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(len(enc)), "cache-bytes")
+			})
+		}
+	}
+}
+
 // BenchmarkActiveStatusRepo is the whole read path of `git scribe status
 // regenerate` on a real repository: globbing and reading every source file
 // from the work tree, their commit times (git log) and state (git status),
@@ -207,23 +245,7 @@ func BenchmarkActiveStatusRepo(b *testing.B) {
 		b.Skip("builds a repository")
 	}
 	dir := b.TempDir()
-	for _, s := range benchVault(10000, 200, true) {
-		p := filepath.Join(dir, filepath.FromSlash(s.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "vault"}} {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-		if out, err := c.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	writeBenchRepo(b, dir, benchVault(10000, 200, true))
 	repo, err := gitops.Discover(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
@@ -238,4 +260,56 @@ func BenchmarkActiveStatusRepo(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(d.Mentions)), "mentions")
+}
+
+// writeBenchRepo writes srcs into dir and commits them in a new repository,
+// as a vault's follow-up sources are.
+func writeBenchRepo(tb testing.TB, dir string, srcs []followups.SourceFile) {
+	tb.Helper()
+	for _, s := range srcs {
+		p := filepath.Join(dir, filepath.FromSlash(s.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s.Text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "vault"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := c.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// TestWriteBenchRepo writes the benchmark corpus as a repository for timing
+// the binary end to end (scripts/bench-activestatus.sh):
+// SCRIBE_BENCH_REPO=DIR [SCRIBE_BENCH_FOLLOWUPS=10000]
+// [SCRIBE_BENCH_CORPUS=files|vault|english]. Skipped without
+// SCRIBE_BENCH_REPO.
+func TestWriteBenchRepo(t *testing.T) {
+	dir := os.Getenv("SCRIBE_BENCH_REPO")
+	if dir == "" {
+		t.Skip("SCRIBE_BENCH_REPO not set")
+	}
+	n := 10000
+	if s := os.Getenv("SCRIBE_BENCH_FOLLOWUPS"); s != "" {
+		if _, err := fmt.Sscanf(s, "%d", &n); err != nil {
+			t.Fatalf("SCRIBE_BENCH_FOLLOWUPS=%q: %v", s, err)
+		}
+	}
+	names, suffix := true, []string{".go"}
+	switch c := os.Getenv("SCRIBE_BENCH_CORPUS"); c {
+	case "", "files":
+	case "vault":
+		suffix = nil
+	case "english":
+		names, suffix = false, nil
+	default:
+		t.Fatalf("SCRIBE_BENCH_CORPUS=%q: want files, vault or english", c)
+	}
+	writeBenchRepo(t, dir, benchVault(n, 200, names, suffix...))
 }

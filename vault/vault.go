@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/git-scribe/git-scribe/config"
+	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -47,6 +48,8 @@ type Vault struct {
 	// tracked is the view paths' listing in the index, started early by
 	// prefetchTracked so it runs beside a command's other reads.
 	tracked *trackedListing
+	// followups is the regenerations' cache (followupCache).
+	followups *followups.Cache
 }
 
 // trackedListing is one `git ls-files` of the view paths, in flight or done.

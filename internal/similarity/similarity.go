@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -25,6 +26,14 @@ func maxEdits(m int, theta float64) int {
 // levenshtein returns the edit distance of a and b, or limit+1 as soon as
 // it is certain to exceed limit (a banded computation: O(limit·len)).
 func levenshtein(a, b []rune, limit int) int {
+	var ed editScratch
+	return ed.levenshtein(a, b, limit)
+}
+
+// editScratch holds levenshtein's two rows, reused across calls.
+type editScratch struct{ prev, cur []int }
+
+func (ed *editScratch) levenshtein(a, b []rune, limit int) int {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
@@ -35,8 +44,10 @@ func levenshtein(a, b []rune, limit int) int {
 		return len(b)
 	}
 	const inf = math.MaxInt32
-	prev := make([]int, len(a)+1)
-	cur := make([]int, len(a)+1)
+	if cap(ed.prev) < len(a)+1 {
+		ed.prev, ed.cur = make([]int, len(a)+1), make([]int, len(a)+1)
+	}
+	prev, cur := ed.prev[:len(a)+1], ed.cur[:len(a)+1]
 	for i := range prev {
 		prev[i] = i
 		if i > limit {
@@ -119,25 +130,135 @@ type Index struct {
 	Texts [][]rune
 }
 
-// gramAt is one padded q-gram (hashed) of a text at a position.
-type gramAt struct {
-	h   uint64
-	pos int32
-}
-
-// distinctGram is one distinct gram of a text: its hash, document
-// frequency, and its occurrences as a range of the text's grams sorted by
-// hash.
-type distinctGram struct {
-	h          uint64
-	df         int32
-	start, end int32
-}
-
 // posting is one indexed occurrence of a gram.
 type posting struct {
 	id  int32
 	pos int32
+}
+
+// gramTable is every text's padded q-grams, each as its gram's rank in the
+// global order (rarest first: document frequency, then hash) and its
+// position, packed as rank<<32 | pos: one sort per text then groups a
+// text's occurrences by distinct gram, rarest first, positions ascending.
+type gramTable struct {
+	keys  []uint64 // text i's occurrences are keys[off[i]:off[i+1]]
+	off   []int32
+	ranks int // distinct grams
+}
+
+func rankOf(key uint64) uint32 { return uint32(key >> 32) }
+func posOf(key uint64) int32   { return int32(uint32(key)) }
+
+// newGramTable hashes and ranks the grams of texts. Grams are told apart
+// by their hash, as they always were: a collision merges two grams, which
+// can add candidates but never lose a pair.
+func newGramTable(texts [][]rune) gramTable {
+	n := len(texts)
+	off := make([]int32, n+1)
+	total := 0
+	for i, t := range texts {
+		total += len(t) + gramQ - 1
+		off[i+1] = int32(total)
+	}
+	ids := make(map[uint64]int32, total/2)
+	gid := make([]int32, total)
+	var hashes []uint64
+	var df, last []int32
+	for i, t := range texts {
+		o := off[i]
+		for p := range len(t) + gramQ - 1 {
+			h := gramHash(t, p)
+			id, ok := ids[h]
+			if !ok {
+				id = int32(len(hashes))
+				ids[h] = id
+				hashes = append(hashes, h)
+				df = append(df, 0)
+				last = append(last, -1)
+			}
+			gid[int(o)+p] = id
+			if last[id] != int32(i) {
+				last[id] = int32(i)
+				df[id]++
+			}
+		}
+	}
+	// The global order: document frequency, then hash.
+	byRank := make([]int32, len(hashes))
+	for i := range byRank {
+		byRank[i] = int32(i)
+	}
+	slices.SortFunc(byRank, func(a, b int32) int {
+		if df[a] != df[b] {
+			return int(df[a] - df[b])
+		}
+		return cmp.Compare(hashes[a], hashes[b])
+	})
+	rank := last // reused: every id's rank
+	for r, id := range byRank {
+		rank[id] = int32(r)
+	}
+	keys := make([]uint64, total)
+	for i := range n {
+		o, e := off[i], off[i+1]
+		for p := o; p < e; p++ {
+			keys[p] = uint64(rank[gid[p]])<<32 | uint64(p-o)
+		}
+		slices.Sort(keys[o:e])
+	}
+	return gramTable{keys: keys, off: off, ranks: len(hashes)}
+}
+
+// gramHash is the FNV-1a hash over the runes of the padded q-gram at
+// position p of t (padding, rune 0, before and after: it never occurs in a
+// normalised text).
+func gramHash(t []rune, p int) uint64 {
+	g := uint64(14695981039346656037)
+	for i := p - (gramQ - 1); i <= p; i++ {
+		var r rune
+		if i >= 0 && i < len(t) {
+			r = t[i]
+		}
+		g = (g ^ uint64(r)) * 1099511628211
+	}
+	return g
+}
+
+// prefixEnds returns where, in a text's keys, the prefixes for k and for
+// kIndex edits end (k ≤ kIndex): the shortest runs of its rarest distinct
+// grams that so many edits cannot all destroy; -1 when that many edits can
+// destroy every gram. hits is scratch.
+func prefixEnds(keys []uint64, k, kIndex int, hits []int32) (endK, endIndex int, _ []int32) {
+	endK, endIndex = -1, -1
+	hits = hits[:0]
+	for s := 0; s < len(keys); {
+		e := s + 1
+		for e < len(keys) && rankOf(keys[e]) == rankOf(keys[s]) {
+			e++
+		}
+		for _, key := range keys[s:e] {
+			pos := posOf(key)
+			at, _ := slices.BinarySearch(hits, pos)
+			hits = slices.Insert(hits, at, pos)
+		}
+		// Greedy stabbing: an edit at the last character of the leftmost
+		// unstabbed gram destroys every gram starting within q−1 before it.
+		edits, covered := 0, int32(-1)
+		for _, pos := range hits {
+			if pos > covered {
+				edits++
+				covered = pos + gramQ - 1
+			}
+		}
+		if edits > k && endK < 0 {
+			endK = e
+		}
+		if edits > kIndex {
+			return endK, e, hits
+		}
+		s = e
+	}
+	return -1, -1, hits
 }
 
 // Pairs calls fn(i, j), i < j, for every pair of texts at or above theta,
@@ -148,160 +269,87 @@ func (x *Index) Pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 	if n < 2 {
 		return
 	}
-	// Each text's grams sorted by hash (for the count filter: a merge counts
-	// the multiset intersection) and grouped into distinct grams.
-	grams := make([][]gramAt, n)
-	multi := make([][]uint64, n)
-	df := map[uint64]int32{}
-	for i, t := range x.Texts {
-		gs := qgrams(t)
-		slices.SortFunc(gs, func(a, b gramAt) int {
-			if a.h != b.h {
-				if a.h < b.h {
-					return -1
-				}
-				return 1
-			}
-			return int(a.pos - b.pos)
-		})
-		ms := make([]uint64, len(gs))
-		for j, g := range gs {
-			ms[j] = g.h
-			if j == 0 || gs[j-1].h != g.h {
-				df[g.h]++
-			}
-		}
-		grams[i], multi[i] = gs, ms
-	}
-	// Distinct grams rarest first, in one global order (df, then hash).
-	distinct := make([][]distinctGram, n)
-	for i, gs := range grams {
-		var ds []distinctGram
-		for j := 0; j < len(gs); {
-			e := j
-			for e < len(gs) && gs[e].h == gs[j].h {
-				e++
-			}
-			ds = append(ds, distinctGram{h: gs[j].h, df: df[gs[j].h], start: int32(j), end: int32(e)})
-			j = e
-		}
-		slices.SortFunc(ds, func(a, b distinctGram) int {
-			if a.df != b.df {
-				return int(a.df - b.df)
-			}
-			if a.h < b.h {
-				return -1
-			}
-			if a.h > b.h {
-				return 1
-			}
-			return 0
-		})
-		distinct[i] = ds
-	}
-	df = nil
+	gt := newGramTable(x.Texts)
+	textKeys := func(i int) []uint64 { return gt.keys[gt.off[i]:gt.off[i+1]] }
 
-	// prefixLen is how many of a text's rarest grams k edits cannot all
-	// destroy; -1 when k edits can destroy every gram.
-	var hit []bool
-	prefixLen := func(i, k int) int {
-		size := len(x.Texts[i]) + 2*(gramQ-1)
-		if cap(hit) < size {
-			hit = make([]bool, size)
-		}
-		hit = hit[:size]
-		clear(hit)
-		for m, d := range distinct[i] {
-			for _, g := range grams[i][d.start:d.end] {
-				hit[g.pos] = true
-			}
-			// Greedy stabbing: an edit at the last character of the
-			// leftmost unstabbed gram destroys every gram starting within
-			// q−1 before it.
-			edits := 0
-			for p := 0; p < size; p++ {
-				if hit[p] {
-					edits++
-					p += gramQ - 1
-				}
-			}
-			if edits > k {
-				return m + 1
-			}
-		}
-		return -1
+	// Shortest first (a counting sort: stable, as the order of equals is
+	// the order pairs are reported in).
+	maxLen := 0
+	for _, t := range x.Texts {
+		maxLen = max(maxLen, len(t))
 	}
-
+	byLen := make([]int32, maxLen+2)
+	for _, t := range x.Texts {
+		byLen[len(t)+1]++
+	}
+	for l := 1; l < len(byLen); l++ {
+		byLen[l] += byLen[l-1]
+	}
 	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(x.Texts[a]) - len(x.Texts[b]) })
-	lengths := make([]int32, n)
 	for i, t := range x.Texts {
-		lengths[i] = int32(len(t))
+		order[byLen[len(t)]] = i
+		byLen[len(t)]++
 	}
-	index := map[uint64][]posting{}
+
+	index := make([][]posting, gt.ranks)
 	seen := make([]int32, n) // the last probe that reached each text, +1
 	var cands []int32
+	var hits []int32
+	var ed editScratch
 	var wild []int
 	isWild := make([]bool, n)
 	for step, id := range order {
 		t := x.Texts[id]
+		keys := textKeys(id)
 		// Partners already indexed are no longer than t: at most k edits.
 		k := maxEdits(len(t), x.Theta)
 		// As a partner of longer texts (up to len/theta runes) t may need
 		// a longer prefix.
 		kIndex := maxEdits(int(math.Floor(float64(len(t))/x.Theta+1e-9)), x.Theta)
-		if prefixLen(id, kIndex) < 0 {
+		var probeEnd, indexEnd int
+		probeEnd, indexEnd, hits = prefixEnds(keys, k, kIndex, hits)
+		if indexEnd < 0 {
 			// No shared gram is guaranteed: compare with everything.
 			isWild[id] = true
 			wild = append(wild, id)
 			continue
 		}
 		// Probe: a shared gram must also sit within k positions (k edits
-		// shift a gram by at most k).
+		// shift a gram by at most k). One lookup per distinct gram: the
+		// prefix holds a text's rarest grams, so their posting lists are
+		// short, and the position filter reads them whole faster than a
+		// lookup per position bucket would.
 		cands = cands[:0]
 		mark := int32(step) + 1
-		for _, d := range distinct[id][:prefixLen(id, k)] {
-			// One lookup per distinct gram: the prefix holds a text's
-			// rarest grams, so their posting lists are short, and the
-			// position filter below reads them whole faster than a lookup
-			// per position bucket would.
-			list := index[d.h]
-			for _, g := range grams[id][d.start:d.end] {
-				for _, p := range list {
-					if abs(int(g.pos-p.pos)) > k {
-						continue
-					}
-					if seen[p.id] != mark {
-						seen[p.id] = mark
-						// Length filter: y is no longer than t.
-						if len(t)-int(lengths[p.id]) <= k {
-							cands = append(cands, p.id)
-						}
+		for _, key := range keys[:probeEnd] {
+			pos := posOf(key)
+			for _, p := range index[rankOf(key)] {
+				if abs(int(pos-p.pos)) > k {
+					continue
+				}
+				if seen[p.id] != mark {
+					seen[p.id] = mark
+					// Length filter: y is no longer than t.
+					if len(t)-len(x.Texts[p.id]) <= k {
+						cands = append(cands, p.id)
 					}
 				}
 			}
 		}
-		indexLen := prefixLen(id, kIndex)
-		for _, d := range distinct[id][:indexLen] {
-			list := index[d.h]
-			for _, g := range grams[id][d.start:d.end] {
-				list = append(list, posting{id: int32(id), pos: g.pos})
-			}
-			index[d.h] = list
+		for _, key := range keys[:indexEnd] {
+			r := rankOf(key)
+			index[r] = append(index[r], posting{id: int32(id), pos: posOf(key)})
 		}
-		alpha := len(multi[id]) - gramQ*k
+		alpha := len(keys) - gramQ*k
 		for _, y := range cands {
 			a, b := min(id, int(y)), max(id, int(y))
 			if compatible != nil && !compatible(a, b) {
 				continue
 			}
-			if !sortedOverlap(multi[id], multi[y], alpha) {
+			if !sortedOverlap(keys, textKeys(int(y)), alpha) {
 				continue // count filter
 			}
-			x.verify(id, int(y), nil, fn)
+			x.verify(id, int(y), nil, fn, &ed)
 		}
 	}
 	// Wild texts against every other text (each unordered pair once).
@@ -310,26 +358,48 @@ func (x *Index) Pairs(compatible func(i, j int) bool, fn func(i, j int)) {
 			if other == w || (isWild[other] && other < w) {
 				continue
 			}
-			x.verify(w, other, compatible, fn)
+			x.verify(w, other, compatible, fn, &ed)
 		}
 	}
 }
 
-// sortedOverlap reports whether two sorted lists share at least need
-// elements, with multiplicity; it gives up as soon as what is left cannot
-// reach need.
+// PairsWith calls fn(i, j), i < j, for every pair at or above Theta with
+// at least one text in probe, once each, comparing each probe with every
+// other text (the length filter, then the banded edit distance): for a few
+// probes among many texts, cheaper than building the index. The order is
+// deterministic (by probe, then by the other text), not Pairs' order.
+func (x *Index) PairsWith(probe []int, compatible func(i, j int) bool, fn func(i, j int)) {
+	done := make([]bool, len(x.Texts))
+	var ed editScratch
+	for _, p := range probe {
+		if done[p] {
+			continue
+		}
+		done[p] = true
+		for other := range x.Texts {
+			if !done[other] {
+				x.verify(p, other, compatible, fn, &ed)
+			}
+		}
+	}
+}
+
+// sortedOverlap reports whether two texts' keys share at least need grams,
+// with multiplicity (keys are sorted by rank); it gives up as soon as what
+// is left cannot reach need.
 func sortedOverlap(a, b []uint64, need int) bool {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if n+min(len(a)-i, len(b)-j) < need {
 			return false
 		}
+		ra, rb := rankOf(a[i]), rankOf(b[j])
 		switch {
-		case a[i] == b[j]:
+		case ra == rb:
 			n++
 			i++
 			j++
-		case a[i] < b[j]:
+		case ra < rb:
 			i++
 		default:
 			j++
@@ -338,7 +408,7 @@ func sortedOverlap(a, b []uint64, need int) bool {
 	return n >= need
 }
 
-func (x *Index) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int)) {
+func (x *Index) verify(a, b int, compatible func(i, j int) bool, fn func(i, j int), ed *editScratch) {
 	if a > b {
 		a, b = b, a
 	}
@@ -351,7 +421,7 @@ func (x *Index) verify(a, b int, compatible func(i, j int) bool, fn func(i, j in
 	if compatible != nil && !compatible(a, b) {
 		return
 	}
-	if d := levenshtein(ta, tb, k); d <= k && (m == 0 || 1-float64(d)/float64(m) >= x.Theta-1e-9) {
+	if d := ed.levenshtein(ta, tb, k); d <= k && (m == 0 || 1-float64(d)/float64(m) >= x.Theta-1e-9) {
 		fn(a, b)
 	}
 }
@@ -361,28 +431,4 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// qgrams returns the padded q-grams of t, hashed, with their positions: a
-// text of n runes has n+q−1 of them (the padding rune, 0, never occurs in a
-// normalised text). The hash is FNV-1a over the runes: a collision merges
-// two grams, which can add candidates but never lose a pair.
-func qgrams(t []rune) []gramAt {
-	padded := make([]rune, 0, len(t)+2*(gramQ-1))
-	for i := 0; i < gramQ-1; i++ {
-		padded = append(padded, 0)
-	}
-	padded = append(padded, t...)
-	for i := 0; i < gramQ-1; i++ {
-		padded = append(padded, 0)
-	}
-	out := make([]gramAt, 0, len(padded)-gramQ+1)
-	for i := 0; i+gramQ <= len(padded); i++ {
-		g := uint64(14695981039346656037)
-		for _, r := range padded[i : i+gramQ] {
-			g = (g ^ uint64(r)) * 1099511628211
-		}
-		out = append(out, gramAt{h: g, pos: int32(i)})
-	}
-	return out
 }

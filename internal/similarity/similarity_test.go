@@ -1,6 +1,9 @@
 package similarity
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -56,6 +59,7 @@ func TestLevenshteinBanded(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []rune("abc 로그")
+	var ed editScratch // reused, as the index reuses it: stale rows must not matter
 	for range 3000 {
 		a := randomText(r, alphabet, 12)
 		b := mutate(r, a, alphabet, r.IntN(5))
@@ -64,6 +68,9 @@ func TestLevenshteinBanded(t *testing.T) {
 			got := levenshtein(a, b, limit)
 			if (want <= limit && got != want) || (want > limit && got != limit+1) {
 				t.Fatalf("levenshtein(%q, %q, %d) = %d, true distance %d", string(a), string(b), limit, got, want)
+			}
+			if reused := ed.levenshtein(a, b, limit); reused != got {
+				t.Fatalf("levenshtein(%q, %q, %d) with reused rows = %d, fresh %d", string(a), string(b), limit, reused, got)
 			}
 		}
 	}
@@ -111,5 +118,41 @@ func TestSimIndexMatchesBruteForce(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// pairsOrderDigest hashes the sequence of pairs Pairs reports on random
+// texts, with and without a compatible filter: the order is part of the
+// contract (MarkDurable keeps the first mention a candidate pairs with).
+func pairsOrderDigest(t *testing.T) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []rune("abcde fg로그정리")
+	h := sha256.New()
+	for _, theta := range []float64{0.85, 0.7, 0.5, 1} {
+		for range 30 {
+			var texts [][]rune
+			for range 80 {
+				if len(texts) > 0 && r.IntN(2) == 0 {
+					texts = append(texts, mutate(r, texts[r.IntN(len(texts))], alphabet, r.IntN(4)))
+				} else {
+					texts = append(texts, randomText(r, alphabet, 40))
+				}
+			}
+			for _, compatible := range []func(i, j int) bool{nil, func(i, j int) bool { return (i+j)%3 != 0 }} {
+				(&Index{Theta: theta, Texts: texts}).Pairs(compatible, func(i, j int) { fmt.Fprintf(h, "%d,%d;", i, j) })
+				h.Write([]byte{'\n'})
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestPairsOrder pins the order Pairs reports pairs in to the order of the
+// first index (6a4edf1): a faster index must report the same sequence.
+func TestPairsOrder(t *testing.T) {
+	t.Parallel()
+	if got, want := pairsOrderDigest(t), "52eaba137e8798ff5885d158b33e852a21239915dd6a40ad2529adfbe32af067"; got != want {
+		t.Errorf("pairs order digest %s, want %s", got, want)
 	}
 }
