@@ -409,14 +409,56 @@ func buildStamp() string {
 // ActiveStatus computes the dashboard from the durable sources as they are
 // in the work tree now; it writes nothing.
 func (v *Vault) ActiveStatus(ctx context.Context) (followups.Dashboard, error) {
+	tip, terr := v.dashboardKey(ctx)
+	if m := v.dashboard; m != nil && terr == nil && m.tip == tip && time.Since(m.at) < dashboardFresh {
+		return m.d, nil
+	}
 	srcs, warns, err := v.FollowupSources(ctx, nil)
 	if err != nil {
 		return followups.Dashboard{}, err
 	}
 	d := followups.Regenerate(srcs, v.mergeOptions(srcs))
+	v.regenerated++
 	d.Audit.Warnings = append(d.Audit.Warnings, warns...)
 	v.saveFollowupCache()
+	if terr == nil {
+		v.keepDashboard(tip, d)
+	}
 	return d, nil
+}
+
+// dashboardFresh is how long a command takes a dashboard it regenerated as
+// the sources' for the same vault tip: a wrap asks for it when it plans
+// its commit, builds it under the lock and audits it afterwards (three
+// regenerations of every source were one wrap's), all within milliseconds;
+// a long-running process regenerates again.
+const dashboardFresh = 2 * time.Second
+
+// dashboardKey names the state a dashboard was made from: the vault's tip
+// and HEAD (a branch write, such as a routed follow-up, changes sources
+// without a vault commit).
+func (v *Vault) dashboardKey(ctx context.Context) (string, error) {
+	tip, err := v.vaultTip(ctx)
+	if err != nil {
+		return "", err
+	}
+	head, err := v.Repo.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	return tip + " " + head.Commit, nil
+}
+
+// dashboardMemo is the dashboard last regenerated, for the state it was
+// made from (or, from a commit's build, the state that commit made).
+type dashboardMemo struct {
+	tip string
+	d   followups.Dashboard
+	at  time.Time
+}
+
+func (v *Vault) keepDashboard(tip string, d followups.Dashboard) {
+	v.dashboard = &dashboardMemo{tip: tip, d: d, at: time.Now()}
 }
 
 // ActiveStatusReport is what `git scribe status regenerate` did.
@@ -518,6 +560,8 @@ func scribeMessage(subject, mode, fingerprint string) string {
 // (a wrap's, a routing's), from the texts that commit writes.
 type activeStatusUpdate struct {
 	v *Vault
+	// built is the dashboard the last build made: the one of the commit.
+	built *followups.Dashboard
 	// overlay are the declared paths that are follow-up sources; their
 	// text is taken from the commit being built.
 	overlay []string
@@ -593,11 +637,15 @@ func (u *activeStatusUpdate) build(cur, out map[string][]byte) ([]byte, bool) {
 			over[p] = cur[p] // nil when absent
 		}
 	}
-	srcs, _, err := u.v.FollowupSources(u.ctx, over)
+	srcs, warns, err := u.v.FollowupSources(u.ctx, over)
 	if err != nil {
 		return nil, false
 	}
 	d := followups.Regenerate(srcs, u.v.mergeOptions(srcs))
+	u.v.regenerated++
+	built := d
+	built.Audit.Warnings = append(slices.Clip(d.Audit.Warnings), warns...)
+	u.built = &built // the dashboard of the commit this build goes into
 	rel := notes.VaultActiveStatus
 	old, exists := cur[rel]
 	if !exists && d.Shown == 0 {

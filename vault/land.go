@@ -433,6 +433,11 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		if err != nil {
 			return out, 0, warns, err
 		}
+		if status != nil && status.built != nil {
+			if key, err := v.dashboardKey(ctx); err == nil {
+				v.keepDashboard(key, *status.built) // the audit after the wrap reads it
+			}
+		}
 	}
 	for _, f := range v.Repo.TakeFailures() {
 		warns = append(warns, "post-commit hook failure (reported once): "+f)

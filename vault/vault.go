@@ -40,6 +40,10 @@ type Vault struct {
 	tip      string // vaultTip's memo
 	tipKnown bool
 	infos    map[string]gitops.CommitInfo // commitInfos' memo
+	// dashboard is the ACTIVE-STATUS dashboard last regenerated;
+	// regenerated counts the regenerations (the tests count them).
+	dashboard   *dashboardMemo
+	regenerated int
 	// parsedSessions are the session records parsed at a vault commit.
 	parsedSessions map[string]map[string]notes.Session
 	// infosAhead is a commitInfos read started early (prefetchInfos).
