@@ -200,7 +200,7 @@ const maxFollowupRunes = 240
 // cleanFollowup is an item's display text: one line, tag split off, the
 // "(done …)" note dropped.
 func cleanFollowup(raw string) (text, tag string) {
-	s := markdown.UnescapeText(notes.SingleLine(raw)) // as Render escaped it
+	s := markdown.UnescapeItem(notes.SingleLine(raw)) // as Render escaped it
 	if t, rest, ok := cutTag(s); ok {
 		tag, s = t, rest
 	}
@@ -859,7 +859,7 @@ const ActiveStatusHeading = "# Active Status"
 // configuration, after its generated-file comment: each follow-up is one
 // line however long (its text, up to 240 characters, then its sources), so
 // that a line is an item, and MD013 (line length) is off. The follow-ups'
-// text is escaped (markdown.EscapeText), so a URL or a "<" in a source
+// text is escaped (markdown.EscapeItem), so a URL or a "<" in a source
 // lints clean.
 const ActiveStatusLint = "<!-- markdownlint-disable-file MD013 -->"
 
@@ -880,7 +880,7 @@ func (d Dashboard) Render() string {
 		return b.String()
 	}
 	for _, p := range d.Items[:d.Shown] {
-		b.WriteString("- " + markdown.EscapeText(p.Line()) + "\n")
+		b.WriteString("- " + markdown.EscapeItem(p.Line()) + "\n")
 	}
 	if more := len(d.Items) - d.Shown; more > 0 {
 		fmt.Fprintf(&b, "\n%d more open follow-up%s %s only in %s sources (the dashboard shows %d).\n",

@@ -161,7 +161,7 @@ func ContainsFollowup(text, item string) bool {
 			continue
 		}
 		// As written, or as the journal escapes it for markdown.
-		for _, b := range []string{body, markdown.UnescapeText(body)} {
+		for _, b := range []string{body, markdown.UnescapeItem(body)} {
 			if string(NormalizeFollowup(b)) == want && newIdentifierSet(b).agrees(ident) {
 				return true
 			}

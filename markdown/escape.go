@@ -358,3 +358,57 @@ func containsFold(s, sub string) bool {
 	}
 	return false
 }
+
+// EscapeItem is EscapeText for text that starts a list item's content (a
+// follow-up, a rule, a bridge note bullet): it also escapes a start that
+// would make the item hold another block, a heading ("\# …"), a quote, a
+// nested list ("\- …", "1\. …"), a fence, a table row or a rule, so the
+// item is the text and nothing else. As elsewhere, backslashes a person
+// put there are doubled. UnescapeItem(EscapeItem(s)) == s for every s.
+func EscapeItem(s string) string {
+	e := EscapeText(s)
+	k := len(e) - len(strings.TrimLeft(e, `\`))
+	if k < len(e) && strings.IndexByte(itemStarters, e[k]) >= 0 && blockStart(e[k:]) {
+		return e[:k] + e[:k] + `\` + e[k:]
+	}
+	if d, dot, ok := orderedStart(e); ok {
+		return e[:d] + e[d:dot] + e[d:dot] + `\` + e[dot:]
+	}
+	return e
+}
+
+// UnescapeItem reads a list item's content back as EscapeItem wrote it.
+func UnescapeItem(s string) string {
+	m := len(s) - len(strings.TrimLeft(s, `\`))
+	if m > 0 && m < len(s) && strings.IndexByte(itemStarters, s[m]) >= 0 && blockStart(s[m:]) {
+		s = s[:m/2] + s[m:]
+	} else if d, dot, ok := orderedStart(s); ok {
+		s = s[:d] + s[d:d+(dot-d)/2] + s[dot:]
+	}
+	return UnescapeText(s)
+}
+
+// itemStarters are the first characters of the blocks EscapeItem escapes
+// with a backslash in front (an ordered list's marker is escaped at its
+// "." or ")").
+const itemStarters = "#>|-+*=_~`"
+
+// orderedStart reports whether s starts like an ordered list item: 1–9
+// digits, backslashes, "." or ")", then a blank or the end. It returns
+// where the backslashes start and where the "." is.
+func orderedStart(s string) (digits, dot int, ok bool) {
+	for digits < len(s) && digits < 10 && s[digits] >= '0' && s[digits] <= '9' {
+		digits++
+	}
+	if digits == 0 || digits > 9 {
+		return 0, 0, false
+	}
+	dot = digits
+	for dot < len(s) && s[dot] == '\\' {
+		dot++
+	}
+	if dot >= len(s) || (s[dot] != '.' && s[dot] != ')') || (dot+1 < len(s) && s[dot+1] != ' ' && s[dot+1] != '\t') {
+		return 0, 0, false
+	}
+	return digits, dot, true
+}

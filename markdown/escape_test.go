@@ -39,6 +39,58 @@ func TestEscapeText(t *testing.T) {
 	}
 }
 
+func TestEscapeItem(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"plain, <b> and https://a.b", `plain, \<b> and <https://a.b>`},
+		{"# not a heading", `\# not a heading`},
+		{"> not a quote", `\> not a quote`},
+		{"- not a sublist", `\- not a sublist`},
+		{"1. not a list", `1\. not a list`},
+		{"12) nor this", `12\) nor this`},
+		{"```go not a fence", "\\```go not a fence"},
+		{"---", `\---`},
+		{"| a | b |", `\| a | b |`},
+		{"#hashtag, -x, 1.5 and 2026. stay", "#hashtag, -x, 1.5 and 2026. stay"},
+		{`\# a person's escape`, `\\\# a person's escape`},
+		{`1\. a person's escape`, `1\\\. a person's escape`},
+		{`\1. literal`, `\1. literal`},
+	}
+	for _, tt := range tests {
+		got := EscapeItem(tt.in)
+		if got != tt.want {
+			t.Errorf("EscapeItem(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if back := UnescapeItem(got); back != tt.in {
+			t.Errorf("UnescapeItem(%q) = %q, want %q", got, back, tt.in)
+		}
+		var c classifier
+		if k := c.next("- " + got); k != kindItem || blockStart(got) {
+			t.Errorf("- %s holds a block of its own", got)
+		}
+	}
+}
+
+// FuzzEscapeItem: UnescapeItem undoes EscapeItem exactly, and an escaped
+// item (its text trimmed, as the callers give it) starts no block.
+func FuzzEscapeItem(f *testing.F) {
+	for _, s := range []string{"# a", `\\> b`, "1. c", `2\\) d`, "--- e", "```", "- <x> https://a.b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e := EscapeItem(s)
+		if back := UnescapeItem(e); back != s {
+			t.Fatalf("UnescapeItem(EscapeItem(%q)) = %q (escaped %q)", s, back, e)
+		}
+		if e == "" || blank(e[0]) {
+			return
+		}
+		if listMarker(e) > 0 || strings.IndexByte(itemStarters, e[0]) >= 0 && blockStart(e) {
+			t.Fatalf("EscapeItem(%q) = %q starts a block", s, e)
+		}
+	})
+}
+
 func TestUnescapeTextOfMarkdown(t *testing.T) {
 	t.Parallel()
 	// A person's markdown reads as the text it shows, as far as the escapes

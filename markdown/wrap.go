@@ -45,18 +45,16 @@ func Wrap(text string, width int, first, rest string) []string {
 // wrapUnits splits text at the spaces Wrap may break at: single spaces
 // between two characters that are not blanks, not after a backslash, not
 // before a word that must not start a line, and not where the line before
-// the break would start a block the whole line does not.
+// the break would be another block than the whole (keepsBlock).
 func wrapUnits(text string) []string {
+	whole := strings.TrimLeft(text, " \t")
 	var units []string
 	start := 0
 	for i := 1; i+1 < len(text); i++ {
 		if text[i] != ' ' || blank(text[i-1]) || blank(text[i+1]) || text[i-1] == '\\' {
 			continue
 		}
-		if !continues(text[i+1:]) || blockStart(strings.TrimLeft(text[:i], " \t")) {
-			// The next line would start a block, or this one would (a
-			// rule's characters alone, a fence without its info string's
-			// backtick).
+		if !continues(text[i+1:]) || !keepsBlock(strings.TrimLeft(text[:i], " \t"), whole) {
 			continue
 		}
 		units = append(units, text[start:i])
@@ -66,6 +64,24 @@ func wrapUnits(text string) []string {
 }
 
 func blank(c byte) bool { return c == ' ' || c == '\t' }
+
+// keepsBlock reports whether a line cut to first (a prefix of whole, both
+// without leading blanks) is still the block whole is: a line of text, or
+// the same list item or quote. A heading, a fence, a table row or a rule
+// cut short is another block, or a block where there was text (a rule's
+// characters alone, a fence without its info string's backtick).
+func keepsBlock(first, whole string) bool {
+	if !blockStart(first) {
+		return true
+	}
+	switch {
+	case listMarker(first) > 0 && listMarker(whole) > 0:
+		return true
+	case first[0] == '>' && whole[0] == '>':
+		return true
+	}
+	return false
+}
 
 // continues reports whether a line starting with s (no leading blanks)
 // reads as a continuation of the paragraph above it, whatever follows its

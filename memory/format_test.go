@@ -135,6 +135,9 @@ func TestRuleWrapped(t *testing.T) {
 			t.Errorf("the rule wrapped by hand was added again")
 		}
 	}
+	if got, _ := AddRule("", "# Not a heading, a rule"); got != "## Project Rules\n\n- \\# Not a heading, a rule\n" || Rules(got)[0] != "# Not a heading, a rule" {
+		t.Errorf("a rule starting with # is a heading in the list item:\n%s", got)
+	}
 	if rules := Rules("## Project Rules\n\n- a\n\n```md\n- an example, not a rule\n```\n"); len(rules) != 1 {
 		t.Errorf("a bullet in fenced code read as a rule: %q", rules)
 	}

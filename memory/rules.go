@@ -34,7 +34,7 @@ func RulesSection(lines []string) (head, end int, ok bool) {
 // Rules lists the rules under "## Project Rules": its bullet items, each
 // read back whole (markdown.Unwrap: a rule scribe wrapped at 80 columns,
 // or a person's wrapped by hand, is one rule) and unescaped
-// (markdown.UnescapeText), so a rule reads exactly as it was added.
+// (markdown.UnescapeItem), so a rule reads exactly as it was added.
 // Bullets in fenced code are examples, not rules.
 func Rules(claudeMD string) []string {
 	lines := strings.Split(claudeMD, "\n")
@@ -55,7 +55,7 @@ func Rules(claudeMD string) []string {
 		}
 		for _, p := range []string{"- ", "* ", "+ "} {
 			if rest, ok := strings.CutPrefix(t, p); ok {
-				out = append(out, markdown.UnescapeText(strings.TrimSpace(rest)))
+				out = append(out, markdown.UnescapeItem(strings.TrimSpace(rest)))
 				break
 			}
 		}
@@ -85,9 +85,10 @@ func NewInstructions(p string) string {
 // AddRule returns CLAUDE.md with "- rule" appended to its "## Project
 // Rules" section (after the section's last non-blank line), creating the
 // section at the end when it is missing. Every other byte stays as it was.
-// The item is markdown that lints clean: escaped (markdown.EscapeText: a
-// bare URL an autolink, a "<" escaped) and wrapped at 80 columns, its
-// continuation lines indented under its text; Rules reads it back as rule.
+// The item is markdown that lints clean: escaped (markdown.EscapeItem: a
+// bare URL an autolink, a "<" escaped, a "# …" rule no heading) and
+// wrapped at 80 columns, its continuation lines indented under its text;
+// Rules reads it back as rule.
 // changed is false when the rule is already there.
 func AddRule(claudeMD, rule string) (out string, changed bool) {
 	rule = CleanRule(rule)
@@ -145,7 +146,7 @@ func AddRule(claudeMD, rule string) (out string, changed bool) {
 // line by line: "- " and the rule, escaped and wrapped at markdown.Width
 // columns, continuation lines indented by two spaces.
 func ruleItem(rule string) []string {
-	return markdown.Wrap(markdown.EscapeText(rule), markdown.Width, "- ", "  ")
+	return markdown.Wrap(markdown.EscapeItem(rule), markdown.Width, "- ", "  ")
 }
 
 // RuleSignal is a project rule found in a transcript.

@@ -226,9 +226,10 @@ func (b *BridgeNote) fitBudget() {
 //
 //	<!-- scribe: commit=… cites=… --> <!-- markdownlint-disable-file MD013 -->
 //
-// The urgent item and the bullets are escaped (markdown.EscapeText: a bare
-// URL becomes an autolink, a "<" that would open inline HTML is escaped),
-// and ParseBridgeNote undoes it.
+// The urgent item and the bullets are escaped (markdown.EscapeText and
+// EscapeItem: a bare URL becomes an autolink, a "<" that would open inline
+// HTML is escaped, a "# …" bullet is no heading), and ParseBridgeNote
+// undoes it.
 //
 // The last line is the provenance comment, when there is a commit or a
 // cite, then markdownlint's inline configuration (with MD041 when there is
@@ -250,7 +251,7 @@ func (b BridgeNote) Render() string {
 			lines = append(lines, empty)
 		}
 		for _, it := range items {
-			lines = append(lines, "- "+markdown.EscapeText(it))
+			lines = append(lines, "- "+markdown.EscapeItem(it))
 		}
 	}
 	section(secContext, n.Context, noneSentinel)
@@ -428,7 +429,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 			continue
 		}
 		if item, ok := bulletText(trimmed); ok {
-			if s := markdown.UnescapeText(SingleLine(item)); s != "" {
+			if s := markdown.UnescapeItem(SingleLine(item)); s != "" {
 				*cur = append(*cur, s)
 				continuable = true
 			}

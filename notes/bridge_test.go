@@ -298,13 +298,13 @@ func TestBridgeNoteEscapesMarkdown(t *testing.T) {
 		Updated:       time.Date(2026, 3, 1, 14, 22, 0, 0, kst),
 		Context:       []string{"Moved <div class=\"a\"> into the layout; see https://example.com/pr/7."},
 		CarryForward:  []string{"(web) mail ada@example.com about www.example.com"},
-		OpenQuestions: []string{`Is \<b> still needed? Or <!-- this -->?`},
+		OpenQuestions: []string{`Is \<b> still needed? Or <!-- this -->?`, "> not a quote"},
 		Traps:         []string{"`<br>` in code stays as it is"},
 		Commit:        "abc1234",
 	}
 	r := b.Render()
 	for _, want := range []string{"⚠️ URGENT: the \\<form> posts to <https://example.com/x> twice", `- Moved \<div class="a"> into the layout; see <https://example.com/pr/7>.`,
-		"<ada@example.com> about www\\.example.com", `\\\<b>`, `\<!-- this -->`, "- `<br>` in code"} {
+		"<ada@example.com> about www\\.example.com", `\\\<b>`, `\<!-- this -->`, "- `<br>` in code", "- \\> not a quote"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("the note lacks %q:\n%s", want, r)
 		}

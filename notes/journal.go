@@ -64,10 +64,11 @@ const noSummary = "(no summary)"
 //	<!-- scribe:entry <id> -->
 //
 // Empty fields and empty subsections are left out. Every field is one line.
-// The text is escaped (markdown.EscapeText): a bare URL becomes an
-// autolink and a "<" that would open inline HTML is escaped, so an entry
-// lints clean (MD033, MD034) whatever a person or an agent wrote; the
-// parser undoes it, so the fields read back as they were given.
+// The text is escaped (markdown.EscapeText, and EscapeItem for the
+// subsections' bullets): a bare URL becomes an autolink, a "<" that would
+// open inline HTML is escaped and a "# …" bullet is no heading, so an
+// entry lints clean (MD033, MD034) whatever a person or an agent wrote;
+// the parser undoes it, so the fields read back as they were given.
 // Headings and lists stand between blank lines (markdownlint's MD022 and
 // MD032, and CommonMark renderers that would otherwise fold a list into the
 // paragraph above it). Entries written before that have no blank lines; the
@@ -151,7 +152,7 @@ func (e Entry) Render() string {
 		b.WriteString(heading + "\n")
 		block()
 		for _, s := range kept {
-			b.WriteString("- " + markdown.EscapeText(s) + "\n")
+			b.WriteString("- " + markdown.EscapeItem(s) + "\n")
 		}
 	}
 	list("### Done", e.Done)
@@ -279,7 +280,7 @@ func parseEntry(raw string) Entry {
 			continue
 		}
 		if sub != nil {
-			if s := markdown.UnescapeText(SingleLine(item)); s != "" {
+			if s := markdown.UnescapeItem(SingleLine(item)); s != "" {
 				*sub = append(*sub, s)
 			}
 			continue

@@ -151,14 +151,14 @@ func TestEntryEscapesMarkdown(t *testing.T) {
 		Notable: `ask ada@example.com; a \<b> stays and code ` + "`<br>`" + ` too`,
 		Tests:   "see http://ci.example.com/run/1.",
 		Witness: []notes.WitnessEvent{{Verdict: "WARN", Iteration: "iter2", Findings: "the <template> tag at https://example.com/t is unclosed"}},
-		Done:    []string{"Render <main> (https://example.com/main)"},
+		Done:    []string{"Render <main> (https://example.com/main)", "# not a heading", "1. not a list"},
 		Next:    []string{"(web) check www.example.com and <!-- comments -->"},
 	}
 	r := e.Render()
 	if bad := regexp.MustCompile(`(?:^|[^\\])<(?:div|template|main|!--)|[ (]https?://|[ (]ada@`).FindString(r); bad != "" {
 		t.Errorf("the entry holds %q outside an autolink or an escape:\n%s", bad, r)
 	}
-	for _, want := range []string{`\<div>`, "<https://example.com/x>", "<ada@example.com>", `\\\<b>`, "`<br>`", `www\.example.com`, "<http://ci.example.com/run/1>."} {
+	for _, want := range []string{`\<div>`, "<https://example.com/x>", "<ada@example.com>", `\\\<b>`, "`<br>`", `www\.example.com`, "<http://ci.example.com/run/1>.", "\n- \\# not a heading\n", "\n- 1\\. not a list\n"} {
 		if !strings.Contains(r, want) {
 			t.Errorf("the entry lacks %q:\n%s", want, r)
 		}
