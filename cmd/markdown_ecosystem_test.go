@@ -383,7 +383,7 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	var corpus strings.Builder
 	corpus.WriteString("# Corpus\n\n")
 	for _, s := range []string{rich, "HTTP://EXAMPLE.COM/A (https://example.com/b) [https://example.com/c] <https://example.com/d>",
-		`a person's escape \<b> \\<i> and C:\dir\ then https://example.com/e\<f>`, "ada@ex_ample.com, x@localhost, Ada.L+tag@mail.example.co.uk.",
+		`a person's escape \<b> \\<i> and C:\dir\ then https://example.com/e\<f>`, "ada@ex_ample.com, x@localhost, Ada.L+tag@mail.example.co.uk., postgres://admin:[REDACTED]@db.example.com:5432/app, redis://:pass@cache.example.com",
 		"code `<div> https://example.com/g` stays; an open ` tick <span>", "</p> <br/> <?php ?> <!DOCTYPE html> <![CDATA[x]]>",
 		"안내: https://예시.한국/경로 참고, 이메일 ada@example.com 입니다 🎉"} {
 		corpus.WriteString(strings.Join(markdown.Wrap(markdown.EscapeItem(s), markdown.Width, "- ", "  "), "\n") + "\n")

@@ -259,9 +259,9 @@ func urlEnd(s string, i, hi int) int {
 // emailEnd returns the end of an e-mail address starting at s[i] that a
 // CommonMark autolink can hold (GFM's local part; domain labels of letters,
 // digits and inner hyphens, at least two), or 0. i must start the local
-// part: the character before it is not one of the local part's.
+// part where GFM sees one (emailMayFollow).
 func emailEnd(s string, i, hi int) int {
-	if i > 0 && localChar(s[i-1]) {
+	if i > 0 && !emailMayFollow(s[i-1]) {
 		return 0
 	}
 	at := i
@@ -307,7 +307,11 @@ func domainEnd(s string, i, hi int) int {
 // dotted domain that GFM could read as an e-mail address, though no
 // autolink holds it (an underscore in the domain, say).
 func bareEmailAt(s string, lo, at, hi int) bool {
-	if at == lo || !localChar(s[at-1]) {
+	start := at
+	for start > lo && localChar(s[start-1]) {
+		start--
+	}
+	if start == at || start > 0 && !emailMayFollow(s[start-1]) {
 		return false
 	}
 	end := domainEnd(s, at+1, hi)
@@ -339,6 +343,12 @@ func wwwDot(s string, lo, i, hi int) (int, bool) {
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
+
+// emailMayFollow reports whether GFM reads an e-mail address right after
+// c: not after its own characters, nor after "/" or ":", so that
+// "postgres://user:pass@db.example.com" is no address (and the secret
+// redactor still sees the connection string whole).
+func emailMayFollow(c byte) bool { return !localChar(c) && c != '/' && c != ':' }
 
 func localChar(c byte) bool {
 	return isAlnum(c) || c == '.' || c == '+' || c == '_' || c == '-'

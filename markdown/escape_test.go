@@ -16,6 +16,8 @@ func TestEscapeText(t *testing.T) {
 		{"mail ada@example.com or Ada.L+x@mail.example.co.uk.", "mail <ada@example.com> or <Ada.L+x@mail.example.co.uk>."},
 		{"an odd domain ada@ex_ample.com", `an odd domain ada\@ex_ample.com`},
 		{"no domain ada@localhost", "no domain ada@localhost"},
+		{"db postgres://admin:s3cret@db.example.com:5432/a and x/ada@example.com", "db postgres://admin:s3cret@db.example.com:5432/a and x/ada@example.com"},
+		{"redis://:pa55@cache_1.example.com", "redis://:pa55@cache_1.example.com"},
 		{"go to www.example.com or WWW.EXAMPLE.COM", `go to www\.example.com or WWW\.EXAMPLE.COM`},
 		{"not an address: awww.x and www.", "not an address: awww.x and www."},
 		{"<div> a < b <= c </p> <!-- c --> <?x?>", `\<div> a < b <= c \</p> \<!-- c --> \<?x?>`},
