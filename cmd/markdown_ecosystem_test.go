@@ -330,6 +330,24 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 			t.Errorf("the %s trap was recorded twice:\n%s", scope, out)
 		}
 	}
+	// Memories promoted and rejected from a correction and a preference.
+	memTranscript := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(memTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":"ok"}}`+"\n"+`{"type":"user","message":{"role":"user","content":%q}}`+"\n",
+		"No, that's wrong: don't mock the clock. "+long("Always use the real timezone database"), "I prefer table-driven tests with t.Parallel() and the <table> layout from www.example.com.")), 0o644)
+	run("compound", "collect", "--transcript", memTranscript)
+	ids := regexp.MustCompile(`"candidate_id": "([0-9a-f]+)"`).FindAllStringSubmatch(run("compound", "list", "--json"), -1)
+	if len(ids) < 2 {
+		t.Fatalf("want two memory candidates, got %d", len(ids))
+	}
+	run("compound", "gate", "--approve", ids[0][1])
+	run("compound", "gate", "--reject", ids[1][1])
+	memories, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "*.md"))
+	rejected, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "_rejected", "*.md"))
+	if len(memories) != 1 || len(rejected) != 1 {
+		t.Fatalf("want a promoted and a rejected memory, got %q and %q", memories, rejected)
+	}
+
 	if code, out, errOut := chkRun(t, "-C", dir, "check"); code != 0 {
 		t.Errorf("git scribe check: exit %d\n%s%s", code, out, errOut)
 	}
@@ -373,7 +391,9 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 			t.Errorf("%s does not read back as written (%v):\n%s", p, ok, b)
 		}
 	}
-	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile} {
+	memory1, _ := filepath.Rel(dir, memories[0])
+	rejected1, _ := filepath.Rel(dir, rejected[0])
+	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, memory1, rejected1} {
 		if strings.Contains(read(own), "markdownlint") {
 			t.Errorf("%s is a person's file, yet carries markdownlint configuration:\n%s", own, read(own))
 		}
@@ -398,7 +418,8 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	corpusFile := filepath.Join(t.TempDir(), "corpus.md")
 	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
 
-	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, corpusFile}
+	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal,
+		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
 	cmd := exec.Command(lint, files...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -155,8 +155,8 @@ func TestWrap(t *testing.T) {
 		t.Fatalf("Wrap did not wrap: %q", lines)
 	}
 	for i, l := range lines {
-		if columns(l) > 40 {
-			t.Errorf("line %d is %d columns: %q", i, columns(l), l)
+		if Columns(l) > 40 {
+			t.Errorf("line %d is %d columns: %q", i, Columns(l), l)
 		}
 		if i > 0 && (!strings.HasPrefix(l, "  ") || !continues(strings.TrimLeft(l, " ")) || blockStart(strings.TrimLeft(l, " "))) {
 			t.Errorf("continuation line %d %q would not continue the item", i, l)
@@ -174,7 +174,7 @@ func TestWrap(t *testing.T) {
 		t.Errorf("Wrap broke at a double space or after a backslash: %q", got)
 	}
 	// Columns are UTF-16 code units, as markdownlint counts.
-	if got := Wrap(strings.Repeat("가 ", 30), 20, "- ", "  "); columns(got[0]) > 20 || len(got) < 3 {
+	if got := Wrap(strings.Repeat("가 ", 30), 20, "- ", "  "); Columns(got[0]) > 20 || len(got) < 3 {
 		t.Errorf("Wrap of Hangul: %q", got)
 	}
 }
@@ -242,8 +242,8 @@ func TestFormatText(t *testing.T) {
 		"```go\nconst tz = \"<Asia/Seoul> https://x.y\" // a code line stays as it is, however long it is, in a fence\n```"
 	md := FormatText(text, Width)
 	for i, l := range strings.Split(md, "\n") {
-		if columns(l) > Width && !strings.HasPrefix(l, "const tz") {
-			t.Errorf("line %d is %d columns: %q", i+1, columns(l), l)
+		if Columns(l) > Width && !strings.HasPrefix(l, "const tz") {
+			t.Errorf("line %d is %d columns: %q", i+1, Columns(l), l)
 		}
 	}
 	for _, want := range []string{"<https://example.com/issues/42>", `\<tz>`, "\n  ", "\"<Asia/Seoul> https://x.y\""} {

@@ -23,13 +23,13 @@ const Width = 80
 func Wrap(text string, width int, first, rest string) []string {
 	var out []string
 	line := first
-	cols := columns(first)
+	cols := Columns(first)
 	empty := true // line holds no word yet
 	for _, w := range wrapUnits(text) {
-		wc := columns(w)
+		wc := Columns(w)
 		if !empty && cols+1+wc > width {
 			out = append(out, line)
-			line, cols, empty = rest, columns(rest), true
+			line, cols, empty = rest, Columns(rest), true
 		}
 		if !empty {
 			line += " "
@@ -127,8 +127,9 @@ func orderedMarker(word string) bool {
 	return true
 }
 
-// columns is the length markdownlint measures a line by: UTF-16 code units.
-func columns(s string) int {
+// Columns is the length markdownlint measures a line by: UTF-16 code
+// units.
+func Columns(s string) int {
 	n := 0
 	for _, r := range s {
 		n += max(utf16.RuneLen(r), 1)

@@ -379,3 +379,28 @@ func TestValidateTrapInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordBody: a memory record's body is a person's markdown, lint
+// clean without configuration (the H1 fits 80 columns, the content wraps,
+// a URL or "<" is escaped), and the validator reads its content back as
+// it was promoted.
+func TestRecordBody(t *testing.T) {
+	t.Parallel()
+	name := "Always use the real timezone database in the date tests of this repository, whatever the CI runner's zone is"
+	content := "Don't mock the clock: the <div> report at https://example.com/tz shows\nthe date arithmetic near midnight broke while the tests froze time in UTC and production ran in KST."
+	body := recordBody("Rejected: ", name, content)
+	lines := strings.Split(body, "\n")
+	for _, l := range lines {
+		if len([]rune(l)) > 80 {
+			t.Errorf("a line of %d columns: %q", len([]rune(l)), l)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "# Rejected: Always use the real timezone") || !strings.HasSuffix(lines[0], "…") ||
+		!strings.Contains(body, `\<div>`) || !strings.Contains(body, "<https://example.com/tz>") {
+		t.Errorf("body:\n%s", body)
+	}
+	got := Existing{Record: Record{Type: TypeCorrection}, Body: recordBody("", name, content)}.comparable().Content
+	if want := strings.ReplaceAll(content, "\n", " "); got != want {
+		t.Errorf("comparable content = %q, want %q", got, want)
+	}
+}
