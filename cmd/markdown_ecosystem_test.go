@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/git-scribe/git-scribe/internal/extool"
+	"github.com/git-scribe/git-scribe/markdown"
+	"github.com/git-scribe/git-scribe/memory"
+	"github.com/git-scribe/git-scribe/notes"
 )
 
 const markdownlintVersion = "0.22.1"
@@ -211,4 +214,225 @@ func upgradedJournal(t *testing.T) []string {
 		}
 	}
 	return []string{journal, archive}
+}
+
+// TestGeneratedMarkdownLintsLongText runs markdownlint-cli2 with its
+// default rules on what scribe writes from long and rich text, which the
+// session above does not exercise: 200-character project rules (CLAUDE.md,
+// and AGENTS.md through paths.claude_md), trap patterns, contexts and
+// catch-signals (project and universal records), hints, follow-ups and
+// questions; and text holding bare URLs, e-mail addresses, "www." names,
+// inline HTML and an HTML comment, from flags, a Stop hook's last
+// assistant message and a transcript's follow-up routed into the journal.
+// Any finding fails the test. The files people own carry no markdownlint
+// configuration at all: scribe's prose in them is wrapped at 80 columns
+// and escaped. Everything reads back as it was written: proposing the rule
+// and the traps again changes nothing, git scribe check is clean, the
+// journal's follow-up reaches ACTIVE-STATUS escaped once, and the rule, the
+// trap and the note parse to the text given. A corpus of escaped and
+// wrapped text (markdown.EscapeText, markdown.FormatText, memory.AddRule)
+// is linted with them.
+func TestGeneratedMarkdownLintsLongText(t *testing.T) {
+	extool.Program(t, "node", "Debian: apt-get install nodejs")
+	lint := extool.Bin(t, "markdownlint-cli2", markdownlintVersion, "markdownlint-cli2")
+
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GIT_AUTHOR_NAME", "Ada")
+	t.Setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Ada")
+	t.Setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := chkRun(t, append([]string{"-C", dir}, args...)...)
+		if code != 0 {
+			t.Fatalf("git scribe %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		t.Logf("git scribe %s:\n%s", notes.Truncate(strings.Join(args, " "), 60), out) // read when a check below fails
+		return out
+	}
+	commit := func(name string) { // three files: enough for a wrap to write every record
+		t.Helper()
+		for _, f := range []string{"x", "y", "z"} {
+			chkWrite(t, dir, "notes/"+name+"-"+f+".md", name+"\n")
+		}
+		chkGit(t, dir, "", "add", "-A")
+		chkGit(t, dir, "", "commit", "-q", "-m", "add "+name)
+	}
+	chkGit(t, dir, "", "init", "-q", "-b", "main")
+	run("init", "--agent", "claude")
+	run("init", "--agent", "codex")
+	commit("a")
+
+	const (
+		url   = "https://example.com/issues/42?tab=notes"
+		html  = `<div class="nav">`
+		rich  = "see " + url + " and www.example.com, mail ada@example.com, and keep the " + html + " and <!-- nav --> out of the layout"
+		words = " because the date arithmetic near midnight broke while the tests froze time in UTC and production ran in KST"
+	)
+	long := func(what string) string { return what + " " + rich + words + "." } // ~250 characters
+	hint, next, question := long("Moved the navigation"), "(repo) "+long("Reconcile the navigation"), long("Should the layout")+"?"
+	rule := long("Always link the issue in the commit body")
+	trapArgs := func(scope, title string) []string {
+		return []string{"trap", "propose", "--scope", scope, "--title", title, "--pattern", long("The pattern"),
+			"--context", long("The context"), "--catch-signal", long("The catch-signal"), "--confirmed"}
+	}
+
+	// A session of two turns: the Stop hook's last assistant message is the
+	// note's last turn and the entry's summary, the transcript's follow-up
+	// its Next.
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"Move the navigation. Next session: check `+url+` and the <section> layout."}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":"Done."}}`+"\n"), 0o644)
+	hook := func(event, extra string) {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), "hook.json")
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"session_id":"5c1f0e2a-0000-4000-8000-00000000000a","transcript_path":%q,"cwd":%q,"hook_event_name":%q%s}`,
+			transcript, dir, event, extra)), 0o644)
+		run("wrap", "--hook", "--stdin-file", p)
+	}
+	hook("Stop", `,"stop_hook_active":false,"last_assistant_message":"Looking."`)
+	commit("b")
+	hook("Stop", fmt.Sprintf(`,"stop_hook_active":false,"last_assistant_message":%q`, long("I moved the navigation")))
+	hook("SessionEnd", `,"reason":"prompt_input_exit"`)
+	// The session's note, before the next wrap overwrites it.
+	sessionNote := filepath.Join(t.TempDir(), "bridge-note-session.md")
+	if b, err := os.ReadFile(filepath.Join(dir, ".claude", "sonmat", "bridge-note.md")); err != nil {
+		t.Fatal(err)
+	} else if note, _ := notes.ParseBridgeNote(string(b)); !slices.Contains(note.Context, "Last turn: "+long("I moved the navigation")) {
+		t.Errorf("the session's note does not read back as written: %+v\n%s", note, b)
+	} else {
+		os.WriteFile(sessionNote, b, 0o644)
+	}
+
+	// An explicit wrap with every long and rich flag, and the transcript's
+	// follow-up routed into the journal.
+	commit("c")
+	route := filepath.Join(t.TempDir(), "route.yaml")
+	os.WriteFile(route, []byte("default: journal\n"), 0o644)
+	run("wrap", "--hint", hint, "--next", next, "--question", question, "--urgent", long("The navigation"),
+		"--tests", "42 passed, report at https://ci.example.com/runs/7", "--witness", "PASS iter1; WARN iter2 the <table> at "+url+" is unclosed",
+		"--transcript", transcript, "--route", route)
+	run("status", "regenerate")
+
+	run("rule", "propose", rule, "--confirmed")
+	if out := run("rule", "propose", rule, "--confirmed"); !strings.Contains(out, "already has this rule") {
+		t.Errorf("the wrapped rule was not found again:\n%s", out)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(dir, ".scribe.yaml"))
+	chkWrite(t, dir, ".scribe.yaml", string(cfg)+"\npaths:\n  claude_md: AGENTS.md\n")
+	run("rule", "propose", long("Never merge a pull request"), "--confirmed")
+	chkGit(t, dir, "", "checkout", "-q", "--", ".scribe.yaml")
+	for _, scope := range []string{"project", "universal"} {
+		run(trapArgs(scope, "Navigation moved without its styles")...)
+		if out := run(trapArgs(scope, "Navigation moved without its styles")...); !strings.Contains(out, "already recorded") {
+			t.Errorf("the %s trap was recorded twice:\n%s", scope, out)
+		}
+	}
+	// Memories promoted and rejected from a correction and a preference.
+	memTranscript := filepath.Join(t.TempDir(), "memory.jsonl")
+	os.WriteFile(memTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":"ok"}}`+"\n"+`{"type":"user","message":{"role":"user","content":%q}}`+"\n",
+		"No, that's wrong: don't mock the clock. "+long("Always use the real timezone database"), "I prefer table-driven tests with t.Parallel() and the <table> layout from www.example.com.")), 0o644)
+	run("compound", "collect", "--transcript", memTranscript)
+	ids := regexp.MustCompile(`"candidate_id": "([0-9a-f]+)"`).FindAllStringSubmatch(run("compound", "list", "--json"), -1)
+	if len(ids) < 2 {
+		t.Fatalf("want two memory candidates, got %d", len(ids))
+	}
+	run("compound", "gate", "--approve", ids[0][1])
+	run("compound", "gate", "--reject", ids[1][1])
+	memories, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "*.md"))
+	rejected, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "_rejected", "*.md"))
+	if len(memories) != 1 || len(rejected) != 1 {
+		t.Fatalf("want a promoted and a rejected memory, got %q and %q", memories, rejected)
+	}
+
+	if code, out, errOut := chkRun(t, "-C", dir, "check"); code != 0 {
+		t.Errorf("git scribe check: exit %d\n%s%s", code, out, errOut)
+	}
+
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// Read back as written.
+	if rules := memory.Rules(read("CLAUDE.md")); !slices.Contains(rules, memory.CleanRule(rule)) {
+		t.Errorf("CLAUDE.md's rules %q lack %q", rules, rule)
+	}
+	journal := notes.ParseJournal(read(".claude/sonmat/journal.md"))
+	var nexts, findings []string
+	for _, e := range journal.Entries {
+		nexts = append(nexts, e.Next...)
+		for _, w := range e.Witness {
+			findings = append(findings, w.Findings)
+		}
+	}
+	if !slices.Contains(nexts, next) || !slices.ContainsFunc(nexts, func(s string) bool { return strings.HasSuffix(s, ") check "+url+" and the <section> layout") }) ||
+		!slices.Contains(findings, "iter2 the <table> at "+url+" is unclosed") && !slices.Contains(findings, "the <table> at "+url+" is unclosed") {
+		t.Errorf("the journal does not read back as written: next %q, witness findings %q", nexts, findings)
+	}
+	if note, err := notes.ParseBridgeNote(read(".claude/sonmat/bridge-note.md")); err != nil || !slices.Contains(note.OpenQuestions, question) ||
+		note.Urgent != long("The navigation") || !slices.ContainsFunc(note.Context, func(s string) bool { return strings.HasSuffix(s, hint) }) {
+		t.Errorf("the bridge note does not read back as written (%v): %+v", err, note)
+	}
+	if status := read("ACTIVE-STATUS.md"); !strings.Contains(status, "- (repo) Reconcile the navigation see <"+url+">") || strings.Contains(status, `\\<`) {
+		t.Errorf("ACTIVE-STATUS does not hold the follow-up escaped once:\n%s", status)
+	}
+	trapFile := ".claude/sonmat/navigation-moved-without-its-styles.md"
+	universal := filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles.md")
+	for _, p := range []string{filepath.Join(dir, trapFile), universal} {
+		b, _ := os.ReadFile(p)
+		if tr, ok := memory.ParseTrap(string(b)); !ok || !strings.Contains(tr.Pattern, html) || tr.Render() != string(b) {
+			t.Errorf("%s does not read back as written (%v):\n%s", p, ok, b)
+		}
+	}
+	memory1, _ := filepath.Rel(dir, memories[0])
+	rejected1, _ := filepath.Rel(dir, rejected[0])
+	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, memory1, rejected1} {
+		if strings.Contains(read(own), "markdownlint") {
+			t.Errorf("%s is a person's file, yet carries markdownlint configuration:\n%s", own, read(own))
+		}
+	}
+
+	// The corpus: tricky text through the renderers' helpers.
+	var corpus strings.Builder
+	corpus.WriteString("# Corpus\n\n")
+	for _, s := range []string{rich, "HTTP://EXAMPLE.COM/A (https://example.com/b) [https://example.com/c] <https://example.com/d>",
+		`a person's escape \<b> \\<i> and C:\dir\ then https://example.com/e\<f>`, "ada@ex_ample.com, x@localhost, Ada.L+tag@mail.example.co.uk., postgres://admin:[REDACTED]@db.example.com:5432/app, redis://:pass@cache.example.com",
+		"code `<div> https://example.com/g` stays; an open ` tick <span>", "</p> <br/> <?php ?> <!DOCTYPE html> <![CDATA[x]]>",
+		"안내: https://예시.한국/경로 참고, 이메일 ada@example.com 입니다 🎉"} {
+		corpus.WriteString(strings.Join(markdown.Wrap(markdown.EscapeItem(s), markdown.Width, "- ", "  "), "\n") + "\n")
+	}
+	corpus.WriteString("\n" + markdown.FormatText(long("A paragraph")+"\nwrapped by hand.\n\n- "+long("An item")+"\n- 1. "+long("Another")+
+		"\n\n```text\n"+html+" "+url+" stays in code\n```\n\n"+long("A last paragraph # -")+" - 2. > | === ```", markdown.Width) + "\n\n")
+	var rules string
+	for _, r := range []string{rule, "- " + long("# Not a heading"), "1. " + long("> not a quote") + " " + strings.Repeat("x", 90) + " end"} {
+		rules, _ = memory.AddRule(rules, r)
+	}
+	corpus.WriteString(strings.TrimPrefix(rules, "## Project Rules\n\n"))
+	corpusFile := filepath.Join(t.TempDir(), "corpus.md")
+	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
+
+	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal,
+		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
+	cmd := exec.Command(lint, files...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("markdownlint-cli2 %s (default rules) on %d files:\n%s", markdownlintVersion, len(files), out)
+	summary := regexp.MustCompile(`(?m)^Summary: (\d+) error\(s\)$`).FindSubmatch(out)
+	if err != nil || summary == nil || string(summary[1]) != "0" || !bytes.Contains(out, []byte(fmt.Sprintf("Linting: %d file(s)", len(files)))) {
+		for _, f := range files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(dir, f)
+			}
+			b, _ := os.ReadFile(f)
+			t.Logf("%s:\n%s", f, b)
+		}
+		t.Fatalf("markdownlint-cli2 %s: want 0 errors on every file (exit %v):\n%s", markdownlintVersion, err, out)
+	}
 }

@@ -289,6 +289,35 @@ func TestRenderStartsWithH1(t *testing.T) {
 	}
 }
 
+// TestRenderEscapesFollowups: a follow-up's URL or "<" reaches the
+// dashboard as markdown that lints clean, once: the journal escaped it,
+// ScanSource reads it back, Render escapes it again; a person's own
+// autolink in todos.md is the same follow-up. Items stay one line each,
+// under the file's MD013 directive.
+func TestRenderEscapesFollowups(t *testing.T) {
+	t.Parallel()
+	next := "(web) fix the <div> nesting reported at https://example.com/issues/7 before the release, with a long enough text to pass eighty columns"
+	e := notes.Entry{Time: day2, Summary: "s", Result: notes.ResultShipped, Next: []string{next}}
+	journal := SourceFile{Kind: SourceJournal, Path: ".claude/sonmat/journal.md", Time: day2, Text: notes.DefaultJournalPreamble + e.Render()}
+	todos := SourceFile{Kind: SourceTodos, Path: "projects/web/todos.md", Project: "web", Time: day1,
+		Text: "## Next Session\n\n- fix the \\<div> nesting reported at <https://example.com/issues/7> before the release, with a long enough text to pass eighty columns\n"}
+	if got := ScanSource(journal, ""); len(got) != 1 || "(web) "+got[0].Text != next {
+		t.Fatalf("ScanSource of the journal = %+v", got)
+	}
+	d := Regenerate([]SourceFile{journal, todos}, MergeOptions{})
+	if len(d.Items) != 1 || "("+d.Items[0].Project+") "+d.Items[0].Text != next {
+		t.Fatalf("want one follow-up, as written: %+v", d.Items)
+	}
+	r := d.Render()
+	want := "- (web) fix the \\<div> nesting reported at <https://example.com/issues/7> before the release"
+	if !strings.Contains(r, want) || strings.Count(r, "\\<div>") != 1 {
+		t.Errorf("the dashboard lacks %q:\n%s", want, r)
+	}
+	if lines := strings.Split(r, "\n"); lines[0] != ActiveStatusHeading || !slices.Contains(lines, ActiveStatusLint) {
+		t.Errorf("want the H1 first and the MD013 directive:\n%s", r)
+	}
+}
+
 func TestSimilarity(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/git-scribe/git-scribe/notes"
 	"github.com/git-scribe/git-scribe/transcript"
 )
 
@@ -203,6 +204,17 @@ func TestContainsFollowupIdentifiers(t *testing.T) {
 	}
 	if !ContainsFollowup(text, "Fix foo.go.") {
 		t.Error("the same follow-up, another case and a full stop, is already listed")
+	}
+}
+
+func TestContainsFollowupEscaped(t *testing.T) {
+	t.Parallel()
+	// The journal holds follow-ups escaped for markdown (an autolink, an
+	// escaped "<"); the one written there is already listed.
+	item := "(web) fix <div> nesting at https://example.com/issues/7"
+	text := notes.Entry{Summary: "s", Next: []string{item}}.Render()
+	if !strings.Contains(text, "<https://") || !ContainsFollowup(text, item) {
+		t.Errorf("the escaped follow-up is not found in\n%s", text)
 	}
 }
 

@@ -156,8 +156,15 @@ func Tagged(project, text string) string {
 func ContainsFollowup(text, item string) bool {
 	want, ident := string(NormalizeFollowup(item)), newIdentifierSet(item)
 	for _, line := range notes.SplitLines(text) {
-		if _, _, body, ok := listItem(line); ok && string(NormalizeFollowup(body)) == want && newIdentifierSet(body).agrees(ident) {
-			return true
+		_, _, body, ok := listItem(line)
+		if !ok {
+			continue
+		}
+		// As written, or as the journal escapes it for markdown.
+		for _, b := range []string{body, markdown.UnescapeItem(body)} {
+			if string(NormalizeFollowup(b)) == want && newIdentifierSet(b).agrees(ident) {
+				return true
+			}
 		}
 	}
 	return false

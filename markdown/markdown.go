@@ -1,7 +1,10 @@
 // Package markdown holds the few CommonMark rules git-scribe's note parsers
-// share: ATX headings, fenced code blocks, and the markdownlint inline
-// configuration comments the formats carry once per file. It reads text
-// only; it never renders, writes or imports anything of the project's.
+// and renderers share: ATX headings, fenced code blocks, the markdownlint
+// inline configuration comments the formats carry once per file, and the
+// way a person's or an agent's text is put into markdown and read back
+// (escaped so that a URL or a "<" lints clean, wrapped at 80 columns in
+// files people own) so that it reads back exactly. It works on strings
+// only; it never writes files or imports anything of the project's.
 package markdown
 
 import "strings"

@@ -86,6 +86,63 @@ func TestAddRule(t *testing.T) {
 	}
 }
 
+// TestRuleWrapped: a long rule is a list item wrapped at 80 columns (a
+// person's CLAUDE.md gets no markdownlint configuration), escaped where
+// markdown would read it as HTML or a bare URL, and read back exactly; the
+// same rule, wrapped or not, by scribe or by hand, is never added twice.
+func TestRuleWrapped(t *testing.T) {
+	t.Parallel()
+	rule := "Always run go vet, staticcheck and the race detector before saying done, link the CI run (https://ci.example.com/runs/12345) in the PR, and never put a raw <div> into the templates - 1. ever."
+	for _, eol := range []string{"\n", "\r\n"} {
+		in := strings.ReplaceAll("# P\n\n## Project Rules\n\n- Existing rule.\n\n## Notes\n\nx\n", "\n", eol)
+		got, changed := AddRule(in, rule)
+		if !changed {
+			t.Fatalf("%q: not added", eol)
+		}
+		lines := strings.Split(strings.TrimSuffix(got, eol), eol)
+		var item []string
+		for _, l := range lines {
+			if strings.Contains(l, "\r") {
+				t.Errorf("a line has a stray CR: %q", l)
+			}
+			if len([]rune(l)) > 80 {
+				t.Errorf("line of %d columns: %q", len([]rune(l)), l)
+			}
+			if strings.HasPrefix(l, "- Always") || len(item) > 0 && strings.HasPrefix(l, "  ") {
+				item = append(item, l)
+			}
+		}
+		if len(item) < 3 || !strings.Contains(got, "<https://ci.example.com/runs/12345>") || !strings.Contains(got, `\<div>`) {
+			t.Errorf("want the rule wrapped, its URL an autolink and its <div> escaped:\n%s", got)
+		}
+		if rules := Rules(got); len(rules) != 2 || rules[0] != "Existing rule." || rules[1] != rule {
+			t.Errorf("Rules = %q", rules)
+		}
+		if again, changed := AddRule(got, rule); changed || again != got {
+			t.Errorf("the wrapped rule was added again:\n%s", again)
+		}
+		// A rule an older scribe wrote on one line, and one a person
+		// wrapped by hand, are the same rule.
+		old := strings.ReplaceAll("## Project Rules\n\n- "+rule+"\n", "\n", eol)
+		if _, changed := AddRule(old, rule); changed {
+			t.Errorf("the rule on one line was added again")
+		}
+		byHand := strings.ReplaceAll("## Project Rules\n\n- Always run go vet, staticcheck and the race detector\nbefore saying done, link the CI run\n    (https://ci.example.com/runs/12345) in the PR, and never put a raw <div> into the templates - 1. ever.\n", "\n", eol)
+		if rules := Rules(byHand); len(rules) != 1 || rules[0] != rule {
+			t.Errorf("Rules of a rule wrapped by hand = %q", rules)
+		}
+		if _, changed := AddRule(byHand, rule); changed {
+			t.Errorf("the rule wrapped by hand was added again")
+		}
+	}
+	if got, _ := AddRule("", "# Not a heading, a rule"); got != "## Project Rules\n\n- \\# Not a heading, a rule\n" || Rules(got)[0] != "# Not a heading, a rule" {
+		t.Errorf("a rule starting with # is a heading in the list item:\n%s", got)
+	}
+	if rules := Rules("## Project Rules\n\n- a\n\n```md\n- an example, not a rule\n```\n"); len(rules) != 1 {
+		t.Errorf("a bullet in fenced code read as a rule: %q", rules)
+	}
+}
+
 func TestDirectRule(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
@@ -229,7 +286,9 @@ func TestTrapRecord(t *testing.T) {
 		t.Errorf("not abstracted: %+v", tr)
 	}
 	text := tr.Render()
-	for _, want := range []string{"# Trap: <project> retry test", "\n## Pattern\n", "\n## Lesson\n\nRun the retry tests", "\n## Applies to\n\nRetry loops", "flavor=spec_gap scope=project"} {
+	// The record is markdown: the abstractor's placeholders are escaped,
+	// shown as written rather than read as HTML tags (markdownlint MD033).
+	for _, want := range []string{"# Trap: \\<project> retry test", "froze time; \\<user> never", "\n## Pattern\n", "\n## Lesson\n\nRun the retry tests", "\n## Applies to\n\nRetry loops", "flavor=spec_gap scope=project"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("record lacks %q:\n%s", want, text)
 		}
@@ -261,6 +320,49 @@ func TestTrapRecord(t *testing.T) {
 	}
 }
 
+// TestTrapRecordWrapped: a trap record is a person's file, so its prose is
+// wrapped at 80 columns (no markdownlint configuration in it) and escaped,
+// and ParseTrap reads every section back exactly, a person's own wrapping
+// and paragraphs too.
+func TestTrapRecordWrapped(t *testing.T) {
+	t.Parallel()
+	long := func(what string) string {
+		return what + " went wrong because the tests froze time in UTC while production ran in KST, so the date arithmetic near midnight broke; a <div> in the report and 1. a list marker mid-sentence changed nothing # at all."
+	}
+	in := TrapInput{Title: "Mocked clock hid a timezone bug", Pattern: long("The pattern"),
+		Context: long("The context") + "\n\nA second paragraph,\nwrapped by hand.\n\n- a list item\n  continued", CatchSignal: long("The catch-signal")}
+	tr := AbstractTrap(in, Abstractor{})
+	if tr.AppliesTo != long("The context")+"\n\nA second paragraph, wrapped by hand.\n\n- a list item continued" {
+		t.Errorf("AppliesTo not in canonical form: %q", tr.AppliesTo)
+	}
+	text := tr.Render()
+	for i, l := range strings.Split(text, "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("line %d has %d columns: %q", i+1, len([]rune(l)), l)
+		}
+	}
+	if !strings.Contains(text, `\<div>`) || strings.Contains(text, "markdownlint") {
+		t.Errorf("want <div> escaped and no lint configuration:\n%s", text)
+	}
+	back, ok := ParseTrap(text)
+	if !ok || back != tr {
+		t.Errorf("ParseTrap(Render) =\n%+v\nwant\n%+v\n%s", back, tr, text)
+	}
+	if again := back.Render(); again != text {
+		t.Errorf("render, parse, render changed the record:\n%s\n---\n%s", text, again)
+	}
+	// A record an older scribe wrote (one line per section) is the same
+	// record.
+	old := "# Trap: " + tr.Title + "\n\n## Pattern\n\n" + tr.Pattern + "\n\n## Lesson\n\n" + tr.Lesson + "\n\n## Applies to\n\n" +
+		strings.ReplaceAll(tr.AppliesTo, "<div>", `\<div>`) + "\n\n<!-- scribe: flavor=" + tr.Flavor + " scope=" + tr.Scope + " -->\n"
+	if !sameTrap([]byte(old), []byte(text)) {
+		t.Errorf("the unwrapped record is not the same trap")
+	}
+	if tr2 := tr; func() bool { tr2.Lesson += " More."; return sameTrap([]byte(tr2.Render()), []byte(text)) }() {
+		t.Errorf("a different lesson is the same trap")
+	}
+}
+
 func TestValidateTrapInput(t *testing.T) {
 	t.Parallel()
 	full := TrapInput{Title: "t", Pattern: "p", Context: "c", CatchSignal: "s"}
@@ -275,5 +377,30 @@ func TestValidateTrapInput(t *testing.T) {
 		if err := ValidateTrapInput(in); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: err = %v", name, err)
 		}
+	}
+}
+
+// TestRecordBody: a memory record's body is a person's markdown, lint
+// clean without configuration (the H1 fits 80 columns, the content wraps,
+// a URL or "<" is escaped), and the validator reads its content back as
+// it was promoted.
+func TestRecordBody(t *testing.T) {
+	t.Parallel()
+	name := "Always use the real timezone database in the date tests of this repository, whatever the CI runner's zone is"
+	content := "Don't mock the clock: the <div> report at https://example.com/tz shows\nthe date arithmetic near midnight broke while the tests froze time in UTC and production ran in KST."
+	body := recordBody("Rejected: ", name, content)
+	lines := strings.Split(body, "\n")
+	for _, l := range lines {
+		if len([]rune(l)) > 80 {
+			t.Errorf("a line of %d columns: %q", len([]rune(l)), l)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "# Rejected: Always use the real timezone") || !strings.HasSuffix(lines[0], "…") ||
+		!strings.Contains(body, `\<div>`) || !strings.Contains(body, "<https://example.com/tz>") {
+		t.Errorf("body:\n%s", body)
+	}
+	got := Existing{Record: Record{Type: TypeCorrection}, Body: recordBody("", name, content)}.comparable().Content
+	if want := strings.ReplaceAll(content, "\n", " "); got != want {
+		t.Errorf("comparable content = %q, want %q", got, want)
 	}
 }

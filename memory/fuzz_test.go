@@ -2,8 +2,10 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // FuzzParseRecord: the frontmatter parser never panics, and a record it
@@ -69,6 +71,68 @@ func FuzzParseIndex(f *testing.F) {
 		}
 		if out2 := AddToIndex(out, IndexEntry{Name: name, Path: path, Description: desc}); out2 != out && ParseIndex(out).Has(back.Entries[0].Path) {
 			t.Fatalf("AddToIndex is not idempotent")
+		}
+	})
+}
+
+// FuzzParseTrap: ParseTrap never panics; a record it reads renders to a
+// record it reads back the same (parse → render → parse is stable), and a
+// long record's prose lines are wrapped.
+func FuzzParseTrap(f *testing.F) {
+	f.Add(Trap{Title: "Frozen clock", Pattern: "p https://a.b <div>", Lesson: "l\n\n- x\n  y", AppliesTo: "a  \nb", Scope: ScopeProject, Flavor: FlavorSpecGap}.Render())
+	f.Add("# Trap: t\n\n## Pattern\n\nwrapped\nby hand\n\n## Lesson\n\n```\n<code>\n```\n\n## Applies to\n\n1. a\n2) b\n")
+	f.Add("# Trap: \\<x> www\\.a.b\r\n## Pattern\r\n<https://a.b> \\\\<c>\r\n## Lesson\r\nl\r\n## Applies to\r\na\r\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		tr, ok := ParseTrap(text)
+		if !ok {
+			return
+		}
+		tr.Title = oneLine(tr.Title) // Render writes the title on one line
+		if strings.HasSuffix(tr.Title, "#") {
+			return // an ATX heading's closing #s: not the title's (a known limit)
+		}
+		tr.Scope, tr.Flavor = ScopeProject, FlavorSpecGap
+		r := tr.Render()
+		back, ok := ParseTrap(r)
+		if !ok {
+			t.Fatalf("a rendered record does not parse:\n%s", r)
+		}
+		if r2 := back.Render(); r2 != r {
+			t.Fatalf("parse → render → parse → render changed the record:\n%s\n---\n%s", r, r2)
+		}
+	})
+}
+
+// FuzzAddRule: a rule AddRule writes is read back exactly by Rules, is
+// never added twice, and its lines fit 80 columns unless one word does not.
+func FuzzAddRule(f *testing.F) {
+	f.Add("# P\n\n## Project Rules\n\n- a\n", "Always link https://ci.example.com/runs/1 and never a raw <div>; 1. then # and > and - stay inside the rule however long it is.")
+	f.Add("", `a \<b> www.a.b ada@b.co`)
+	f.Add("## Project Rules\r\n- a\r\n  wrapped\r\n", "- b")
+	f.Fuzz(func(t *testing.T, claudeMD, rule string) {
+		out, changed := AddRule(claudeMD, rule)
+		clean := CleanRule(rule)
+		if !changed {
+			return
+		}
+		if _, _, ok := RulesSection(strings.Split(out, "\n")); !ok {
+			return // appended inside a fence the file never closes (a known limit)
+		}
+		rules := Rules(out)
+		if !slices.Contains(rules, clean) {
+			t.Fatalf("Rules(AddRule(%q, %q)) = %q, want it to hold %q\n%s", claudeMD, rule, rules, clean, out)
+		}
+		if again, changed := AddRule(out, rule); changed {
+			t.Fatalf("the rule was added twice:\n%s", again)
+		}
+		if strings.Trim(clean, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,;") != "" {
+			return // words that may not start a line are kept on the one before
+		}
+		for _, l := range ruleItem(clean) {
+			// markdownlint's MD013: the line up to its last word fits.
+			if i := strings.LastIndexByte(l, ' '); i > 1 && len(utf16.Encode([]rune(l[:i]))) >= 80 {
+				t.Fatalf("a line of %d columns: %q", len(utf16.Encode([]rune(l))), l)
+			}
 		}
 	})
 }

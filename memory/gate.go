@@ -8,8 +8,10 @@ import (
 	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Action is a person's answer to one candidate.
@@ -459,8 +461,7 @@ func (s *Store) record(c Candidate, stamp string) (Record, string) {
 	if s.Config.Memory.Global {
 		r.ProjectID = s.ProjectID
 	}
-	body := "# " + headingText(name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
-	return r, body
+	return r, recordBody("", name, s.redact(c.Content))
 }
 
 // rejectedRecord renders the rejection history entry of a candidate.
@@ -479,7 +480,21 @@ func (s *Store) rejectedRecord(c Candidate, stamp string) string {
 	fm.CandidateID, fm.Name, fm.Type, fm.Detector, fm.TriggerSource = c.ID, oneLine(s.redact(c.Name)), c.Type, c.Detector, c.Trigger
 	fm.RejectedAt, fm.EvaluatorScore, fm.OverlapBand, fm.SourceTurn = stamp, c.EvaluatorScore, c.OverlapBand, c.SourceTurn
 	data, _ := yamlMarshal(fm)
-	return "---\n" + data + "---\n# Rejected: " + headingText(fm.Name) + "\n\n" + strings.TrimSpace(s.redact(c.Content)) + "\n"
+	return "---\n" + data + "---\n" + recordBody("Rejected: ", fm.Name, s.redact(c.Content))
+}
+
+// recordBody is a memory record's markdown after its frontmatter: the
+// title as an H1 (cut to fit 80 columns), then the content. A record is a person's file, committed,
+// so it lints clean without markdownlint configuration: the title and
+// content are escaped (a URL an autolink, a "<" escaped) and the content
+// wrapped at 80 columns (markdown.FormatText); Existing.comparable reads it
+// back with markdown.ReadText.
+func recordBody(prefix, name, content string) string {
+	title := headingText(name)
+	for n := utf8.RuneCountInString(title); n > 1 && markdown.Columns("# "+prefix+markdown.EscapeText(title)) > markdown.Width; n-- {
+		title = capRunes(title, n-1) // the frontmatter keeps the whole name
+	}
+	return "# " + prefix + markdown.EscapeText(title) + "\n\n" + markdown.FormatText(markdown.CanonicalText(content), markdown.Width) + "\n"
 }
 
 // headingText is a name as a heading's text: without the trailing

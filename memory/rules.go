@@ -31,19 +31,31 @@ func RulesSection(lines []string) (head, end int, ok bool) {
 	return markdown.Section(lines, 2, RulesHeading)
 }
 
-// Rules lists the rules under "## Project Rules" (its list items).
+// Rules lists the rules under "## Project Rules": its bullet items, each
+// read back whole (markdown.Unwrap: a rule scribe wrapped at 80 columns,
+// or a person's wrapped by hand, is one rule) and unescaped
+// (markdown.UnescapeItem), so a rule reads exactly as it was added.
+// Bullets in fenced code are examples, not rules.
 func Rules(claudeMD string) []string {
 	lines := strings.Split(claudeMD, "\n")
 	head, end, ok := RulesSection(lines)
 	if !ok {
 		return nil
 	}
-	var out []string
+	section := make([]string, 0, end-head-1)
 	for _, l := range lines[head+1 : end] {
+		section = append(section, strings.TrimSuffix(l, "\r"))
+	}
+	var out []string
+	var fences markdown.Fences
+	for _, l := range markdown.Unwrap(section) {
 		t := strings.TrimSpace(l)
+		if fences.Skip(t) {
+			continue
+		}
 		for _, p := range []string{"- ", "* ", "+ "} {
 			if rest, ok := strings.CutPrefix(t, p); ok {
-				out = append(out, strings.TrimSpace(rest))
+				out = append(out, markdown.UnescapeItem(strings.TrimSpace(rest)))
 				break
 			}
 		}
@@ -73,6 +85,10 @@ func NewInstructions(p string) string {
 // AddRule returns CLAUDE.md with "- rule" appended to its "## Project
 // Rules" section (after the section's last non-blank line), creating the
 // section at the end when it is missing. Every other byte stays as it was.
+// The item is markdown that lints clean: escaped (markdown.EscapeItem: a
+// bare URL an autolink, a "<" escaped, a "# …" rule no heading) and
+// wrapped at 80 columns, its continuation lines indented under its text;
+// Rules reads it back as rule.
 // changed is false when the rule is already there.
 func AddRule(claudeMD, rule string) (out string, changed bool) {
 	rule = CleanRule(rule)
@@ -83,7 +99,8 @@ func AddRule(claudeMD, rule string) (out string, changed bool) {
 	if strings.Contains(claudeMD, "\r\n") {
 		eol = "\r\n"
 	}
-	item := "- " + rule
+	itemLines := ruleItem(rule)
+	item := strings.Join(itemLines, eol)
 	lines := strings.Split(claudeMD, "\n")
 	head, end, ok := RulesSection(lines)
 	if !ok {
@@ -114,12 +131,22 @@ func AddRule(claudeMD, rule string) (out string, changed bool) {
 		return claudeMD + eol + item + eol, true
 	}
 	cr := strings.TrimSuffix(eol, "\n")
-	insert := []string{item + cr}
+	var insert []string
 	if last == head {
-		insert = []string{cr, item + cr} // a blank line after the heading
+		insert = append(insert, cr) // a blank line after the heading
+	}
+	for _, l := range itemLines {
+		insert = append(insert, l+cr)
 	}
 	next := append(append(append([]string{}, lines[:last+1]...), insert...), lines[last+1:]...)
 	return strings.Join(next, "\n"), true
+}
+
+// ruleItem is the list item AddRule writes for a rule (CleanRule's form),
+// line by line: "- " and the rule, escaped and wrapped at markdown.Width
+// columns, continuation lines indented by two spaces.
+func ruleItem(rule string) []string {
+	return markdown.Wrap(markdown.EscapeItem(rule), markdown.Width, "- ", "  ")
 }
 
 // RuleSignal is a project rule found in a transcript.

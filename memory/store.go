@@ -18,6 +18,7 @@ import (
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 // Redactor removes secrets from text before it reaches a vault file; cmd
@@ -404,7 +405,7 @@ func (e Existing) comparable() Comparable {
 	if strings.HasPrefix(body, "# ") {
 		_, body, _ = strings.Cut(body, "\n")
 	}
-	content := strings.TrimSpace(body)
+	content := markdown.ReadText(body) // as recordBody wrapped and escaped it
 	if e.Record.Type == TypePattern && e.Record.Topic != "" {
 		content = e.Record.Topic
 	}

@@ -607,6 +607,35 @@ func TestRecordTrap(t *testing.T) {
 	}
 }
 
+// TestRecordTrapOldLayout: a trap an older scribe recorded on one line per
+// section is the same trap as its wrapped record now: recording it again
+// writes nothing, in the repository or the universal directory.
+func TestRecordTrapOldLayout(t *testing.T) {
+	t.Parallel()
+	ts := newTestStore(t)
+	long := "Tests froze time in UTC while production ran in KST, so the date arithmetic near midnight broke and nobody noticed for a week."
+	tr := Trap{Title: "Frozen clock", Pattern: long, Lesson: long, AppliesTo: long, Scope: ScopeProject, Flavor: FlavorVerificationFailure}
+	old := "# Trap: Frozen clock\n\n## Pattern\n\n" + long + "\n\n## Lesson\n\n" + long + "\n\n## Applies to\n\n" + long +
+		"\n\n<!-- scribe: flavor=verification_failure scope=project -->\n"
+	if old == tr.Render() {
+		t.Fatal("the record is not wrapped")
+	}
+	ts.Commit("an older scribe's trap", map[string]string{".claude/sonmat/frozen-clock.md": old})
+	n := ts.commits()
+	if res, err := ts.RecordTrap(context.Background(), tr); err != nil || res.Status != "exists" || ts.commits() != n {
+		t.Errorf("project trap in the old layout: %+v %v", res, err)
+	}
+	tr.Scope = ScopeUniversal
+	os.MkdirAll(ts.UniversalDir, 0o755)
+	os.WriteFile(filepath.Join(ts.UniversalDir, "trap_frozen-clock.md"), []byte(strings.ReplaceAll(old, "scope=project", "scope=universal")), 0o644)
+	if res, err := ts.RecordTrap(context.Background(), tr); err != nil || res.Status != "exists" {
+		t.Errorf("universal trap in the old layout: %+v %v", res, err)
+	}
+	if ents, _ := os.ReadDir(ts.UniversalDir); len(ents) != 1 {
+		t.Errorf("a second universal record was written: %v", ents)
+	}
+}
+
 func TestNoAnswerWritesNothing(t *testing.T) {
 	t.Parallel()
 	ts := newTestStore(t)

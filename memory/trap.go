@@ -60,9 +60,9 @@ func ValidateTrapInput(in TrapInput) error {
 func AbstractTrap(in TrapInput, a Abstractor) Trap {
 	t := Trap{
 		Title:     oneLine(a.Abstract(in.Title)),
-		Pattern:   strings.TrimSpace(a.Abstract(in.Pattern)),
-		Lesson:    strings.TrimSpace(a.Abstract(in.CatchSignal)),
-		AppliesTo: strings.TrimSpace(a.Abstract(in.Context)),
+		Pattern:   markdown.CanonicalText(a.Abstract(in.Pattern)),
+		Lesson:    markdown.CanonicalText(a.Abstract(in.CatchSignal)),
+		AppliesTo: markdown.CanonicalText(a.Abstract(in.Context)),
 		Scope:     in.Scope,
 		Flavor:    in.Flavor,
 	}
@@ -75,27 +75,40 @@ func AbstractTrap(in TrapInput, a Abstractor) Trap {
 	return t
 }
 
-// Render writes the seed's record format.
+// Render writes the seed's record format. A record is a person's file, so
+// it lints clean without any markdownlint configuration: the title and
+// sections are escaped (markdown.EscapeText: a bare URL an autolink, a "<"
+// escaped) and the sections' prose is wrapped at 80 columns
+// (markdown.FormatText). ParseTrap reads it back: ParseTrap(t.Render())
+// gives t for a Trap whose sections are in markdown.CanonicalText form, as
+// AbstractTrap and ParseTrap make them.
 func (t Trap) Render() string {
 	var b strings.Builder
 	// A blank line after each heading (markdownlint MD022).
 	fmt.Fprintf(&b, "# Trap: %s\n\n## Pattern\n\n%s\n\n## Lesson\n\n%s\n\n## Applies to\n\n%s\n",
-		oneLine(t.Title), strings.TrimSpace(t.Pattern), strings.TrimSpace(t.Lesson), strings.TrimSpace(t.AppliesTo))
+		markdown.EscapeText(oneLine(t.Title)), trapSection(t.Pattern), trapSection(t.Lesson), trapSection(t.AppliesTo))
 	fmt.Fprintf(&b, "\n<!-- scribe: flavor=%s scope=%s -->\n", t.Flavor, t.Scope)
 	return b.String()
 }
 
-var trapMetaRE = lazyre.New(`<!--\s*scribe:\s*flavor=(\S+)\s+scope=(\S+)\s*-->`)
+// trapSection is a section's text as the record holds it.
+func trapSection(text string) string {
+	return markdown.FormatText(markdown.CanonicalText(text), markdown.Width)
+}
+
+var trapMetaRE = lazyre.New(`^\s*<!--\s*scribe:\s*flavor=(\S+)\s+scope=(\S+)\s*-->`)
 
 // ParseTrap reads a record back (after a person edited it); ok is false
-// when the title or a section is missing.
+// when the title or a section is missing. A section's wrapped lines are
+// joined and its escapes undone (markdown.ReadText), so a record scribe
+// wrote reads exactly as the Trap it was rendered from.
 func ParseTrap(text string) (Trap, bool) {
 	var t Trap
 	var cur *string
 	var buf []string
 	flush := func() {
 		if cur != nil {
-			*cur = strings.TrimSpace(strings.Join(buf, "\n"))
+			*cur = markdown.ReadText(strings.Join(buf, "\n"))
 		}
 		buf = nil
 	}
@@ -110,7 +123,7 @@ func ParseTrap(text string) (Trap, bool) {
 		case level == 1 && strings.HasPrefix(title, "Trap:"):
 			flush()
 			cur = nil
-			t.Title = strings.TrimSpace(strings.TrimPrefix(title, "Trap:"))
+			t.Title = markdown.UnescapeText(strings.TrimSpace(strings.TrimPrefix(title, "Trap:")))
 			seen["title"] = true
 			continue
 		case level == 2 && strings.EqualFold(title, "Pattern"):

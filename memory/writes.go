@@ -292,7 +292,7 @@ func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult,
 			return res, err
 		}
 		if old, ok := at[p]; ok {
-			if bytes.Equal(old, text) {
+			if sameTrap(old, text) {
 				res.Status, res.Path, res.Reason = "exists", p, "the same trap is recorded already"
 				return res, nil
 			}
@@ -334,6 +334,18 @@ func (s *Store) commitTrap(ctx context.Context, t Trap, via string) (TrapResult,
 	return res, nil
 }
 
+// sameTrap reports whether a record on disk is the trap text renders: the
+// same bytes, or the same record written in another layout (by a scribe
+// that did not wrap its lines, or wrapped by hand).
+func sameTrap(old, text []byte) bool {
+	if bytes.Equal(old, text) {
+		return true
+	}
+	a, aok := ParseTrap(string(old))
+	b, bok := ParseTrap(string(text))
+	return aok && bok && a == b
+}
+
 func (s *Store) writeUniversalTrap(t Trap) (TrapResult, error) {
 	res := TrapResult{Scope: ScopeUniversal}
 	if s.UniversalDir == "" || !filepath.IsAbs(s.UniversalDir) {
@@ -351,7 +363,7 @@ func (s *Store) writeUniversalTrap(t Trap) (TrapResult, error) {
 			if fi.Mode()&os.ModeSymlink != 0 {
 				continue // never write through a symlink
 			}
-			if old, rerr := os.ReadFile(p); rerr == nil && bytes.Equal(old, text) {
+			if old, rerr := os.ReadFile(p); rerr == nil && sameTrap(old, text) {
 				res.Status, res.Path, res.Reason = "exists", p, "the same trap is recorded already"
 				return res, nil
 			}

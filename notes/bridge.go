@@ -226,6 +226,11 @@ func (b *BridgeNote) fitBudget() {
 //
 //	<!-- scribe: commit=… cites=… --> <!-- markdownlint-disable-file MD013 -->
 //
+// The urgent item and the bullets are escaped (markdown.EscapeText and
+// EscapeItem: a bare URL becomes an autolink, a "<" that would open inline
+// HTML is escaped, a "# …" bullet is no heading), and ParseBridgeNote
+// undoes it.
+//
 // The last line is the provenance comment, when there is a commit or a
 // cite, then markdownlint's inline configuration (with MD041 when there is
 // an urgent item); without provenance the configuration is the line alone,
@@ -234,7 +239,7 @@ func (b BridgeNote) Render() string {
 	n := b.Normalize()
 	var lines []string
 	if n.Urgent != "" {
-		lines = append(lines, urgentPrefix+n.Urgent, "")
+		lines = append(lines, urgentPrefix+markdown.EscapeText(n.Urgent), "")
 	}
 	lines = append(lines, bridgeTitle, "", "Updated: "+FormatTime(n.Updated))
 	if n.Witness != "" {
@@ -246,7 +251,7 @@ func (b BridgeNote) Render() string {
 			lines = append(lines, empty)
 		}
 		for _, it := range items {
-			lines = append(lines, "- "+it)
+			lines = append(lines, "- "+markdown.EscapeItem(it))
 		}
 	}
 	section(secContext, n.Context, noneSentinel)
@@ -410,7 +415,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 		}
 		if !inSections {
 			if m := urgentLine().FindStringSubmatch(trimmed); m != nil && b.Urgent == "" {
-				b.Urgent = SingleLine(m[1])
+				b.Urgent = markdown.UnescapeText(SingleLine(m[1]))
 				recognized = true
 			} else if m := updatedLine().FindStringSubmatch(trimmed); m != nil {
 				b.Updated, _ = ParseTime(m[1]) // unreadable: zero time, never fatal
@@ -424,7 +429,7 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 			continue
 		}
 		if item, ok := bulletText(trimmed); ok {
-			if s := SingleLine(item); s != "" {
+			if s := markdown.UnescapeItem(SingleLine(item)); s != "" {
 				*cur = append(*cur, s)
 				continuable = true
 			}
@@ -432,14 +437,14 @@ func ParseBridgeNote(text string) (BridgeNote, error) {
 		}
 		if continuable && line != trimmed && len(*cur) > 0 && unicode.IsSpace(rune(line[0])) {
 			last := &(*cur)[len(*cur)-1]
-			*last = SingleLine(*last + " " + trimmed)
+			*last = SingleLine(*last + " " + markdown.UnescapeText(trimmed))
 			continue
 		}
 		switch strings.ToLower(trimmed) {
 		case "none", "none.", "no carryover", "no carryover.", "n/a":
 			continue
 		}
-		*cur = append(*cur, SingleLine(trimmed))
+		*cur = append(*cur, markdown.UnescapeText(SingleLine(trimmed)))
 		continuable = true
 	}
 	if !recognized {

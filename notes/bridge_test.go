@@ -288,6 +288,30 @@ func TestParseBridgeNote(t *testing.T) {
 	}
 }
 
+// TestBridgeNoteEscapesMarkdown: the note holds the session's text as
+// markdown that lints clean (autolinks, an escaped "<") and reads back as
+// it was written.
+func TestBridgeNoteEscapesMarkdown(t *testing.T) {
+	t.Parallel()
+	b := notes.BridgeNote{
+		Urgent:        "the <form> posts to https://example.com/x twice",
+		Updated:       time.Date(2026, 3, 1, 14, 22, 0, 0, kst),
+		Context:       []string{"Moved <div class=\"a\"> into the layout; see https://example.com/pr/7."},
+		CarryForward:  []string{"(web) mail ada@example.com about www.example.com"},
+		OpenQuestions: []string{`Is \<b> still needed? Or <!-- this -->?`, "> not a quote"},
+		Traps:         []string{"`<br>` in code stays as it is"},
+		Commit:        "abc1234",
+	}
+	r := b.Render()
+	for _, want := range []string{"⚠️ URGENT: the \\<form> posts to <https://example.com/x> twice", `- Moved \<div class="a"> into the layout; see <https://example.com/pr/7>.`,
+		"<ada@example.com> about www\\.example.com", `\\\<b>`, `\<!-- this -->`, "- `<br>` in code", "- \\> not a quote"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the note lacks %q:\n%s", want, r)
+		}
+	}
+	assertBridgeRoundTrip(t, b)
+}
+
 // bridgeEqual compares notes, times by instant.
 func bridgeEqual(a, b notes.BridgeNote) bool {
 	if !a.Updated.Equal(b.Updated) {

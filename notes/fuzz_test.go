@@ -61,6 +61,7 @@ func FuzzParseJournal(f *testing.F) {
 func FuzzBridgeNoteRoundTrip(f *testing.F) {
 	f.Add("", "PASS", "ctx one|ctx two", "", "why?", "", "abc1234", "a.go,dir/b.go", int64(1764505532), int16(540), "# Bridge Note\nUpdated: 2026-11-30T21:25:32+09:00\n## Context\n- x\n")
 	f.Add("fire", "WARN: finding", "a\nb", "c|d|e", "", "t", "", "x --> y,%", int64(-62135596800), int16(0), "⚠️ URGENT: x\n## Carry Forward\nNo carryover.\n<!-- scribe: commit=a cites=%zz -->")
+	f.Add("<form> at https://a.b/c", "", `see <div> \\<b>|www.a.b ada@b.co`, "`<br>` https://x", "<!-- q -->", "", "", "", int64(0), int16(0), "# Bridge Note\n## Context\n- \\<div> <https://a.b> \\\\<x\n  wrapped <i@j.kl>\n")
 	f.Fuzz(func(t *testing.T, urgent, witness, ctx, carry, questions, traps, commit, cites string, unix int64, offsetMin int16, doc string) {
 		split := func(s string) []string {
 			if s == "" {

@@ -64,6 +64,11 @@ const noSummary = "(no summary)"
 //	<!-- scribe:entry <id> -->
 //
 // Empty fields and empty subsections are left out. Every field is one line.
+// The text is escaped (markdown.EscapeText, and EscapeItem for the
+// subsections' bullets): a bare URL becomes an autolink, a "<" that would
+// open inline HTML is escaped and a "# …" bullet is no heading, so an
+// entry lints clean (MD033, MD034) whatever a person or an agent wrote;
+// the parser undoes it, so the fields read back as they were given.
 // Headings and lists stand between blank lines (markdownlint's MD022 and
 // MD032, and CommonMark renderers that would otherwise fold a list into the
 // paragraph above it). Entries written before that have no blank lines; the
@@ -104,7 +109,7 @@ func (e Entry) Render() string {
 	if summary == "" {
 		summary = noSummary
 	}
-	b.WriteString("## " + FormatTime(e.Time) + " — " + summary + "\n")
+	b.WriteString("## " + FormatTime(e.Time) + " — " + markdown.EscapeText(summary) + "\n")
 	// block starts a block (a list, a heading, the id comment) with the
 	// blank line that separates it from the one before.
 	block := func() { b.WriteString("\n") }
@@ -115,7 +120,7 @@ func (e Entry) Render() string {
 				block()
 				fields = true
 			}
-			b.WriteString("- " + key + ": " + v + "\n")
+			b.WriteString("- " + key + ": " + markdown.EscapeText(v) + "\n")
 		}
 	}
 	field("Scope", e.Scope)
@@ -147,7 +152,7 @@ func (e Entry) Render() string {
 		b.WriteString(heading + "\n")
 		block()
 		for _, s := range kept {
-			b.WriteString("- " + s + "\n")
+			b.WriteString("- " + markdown.EscapeItem(s) + "\n")
 		}
 	}
 	list("### Done", e.Done)
@@ -251,7 +256,7 @@ func parseEntry(raw string) Entry {
 	}
 	when, summary, _ := EntryHeading(lines[0])
 	e.Time, _ = ParseTime(when) // unreadable: zero time, never fatal
-	e.Summary = SingleLine(summary)
+	e.Summary = markdown.UnescapeText(SingleLine(summary))
 	var sub *[]string // the ### subsection being read, if any
 	for _, line := range lines[1:] {
 		trimmed := strings.TrimSpace(line)
@@ -275,7 +280,7 @@ func parseEntry(raw string) Entry {
 			continue
 		}
 		if sub != nil {
-			if s := SingleLine(item); s != "" {
+			if s := markdown.UnescapeItem(SingleLine(item)); s != "" {
 				*sub = append(*sub, s)
 			}
 			continue
@@ -284,7 +289,7 @@ func parseEntry(raw string) Entry {
 		if !ok {
 			continue
 		}
-		value = SingleLine(value)
+		value = markdown.UnescapeText(SingleLine(value))
 		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "scope":
 			e.Scope = value

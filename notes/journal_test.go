@@ -3,6 +3,7 @@ package notes_test
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,42 @@ func TestEntryRender(t *testing.T) {
 	old.Raw = ""
 	if !reflect.DeepEqual(old, p) {
 		t.Errorf("compact entry parses as\n%#v\nwant\n%#v", old, p)
+	}
+}
+
+// TestEntryEscapesMarkdown: what a person or an agent wrote reaches the
+// journal as markdown that lints clean (a bare URL an autolink, a "<" that
+// would open HTML escaped) and is read back exactly as it was written.
+func TestEntryEscapesMarkdown(t *testing.T) {
+	t.Parallel()
+	e := notes.Entry{
+		Time:    time.Date(2026, 11, 30, 21, 25, 32, 0, kst),
+		Summary: "Fixed <div> nesting, see https://example.com/x",
+		Scope:   "web/index.html",
+		Result:  "shipped",
+		Notable: `ask ada@example.com; a \<b> stays and code ` + "`<br>`" + ` too`,
+		Tests:   "see http://ci.example.com/run/1.",
+		Witness: []notes.WitnessEvent{{Verdict: "WARN", Iteration: "iter2", Findings: "the <template> tag at https://example.com/t is unclosed"}},
+		Done:    []string{"Render <main> (https://example.com/main)", "# not a heading", "1. not a list"},
+		Next:    []string{"(web) check www.example.com and <!-- comments -->"},
+	}
+	r := e.Render()
+	if bad := regexp.MustCompile(`(?:^|[^\\])<(?:div|template|main|!--)|[ (]https?://|[ (]ada@`).FindString(r); bad != "" {
+		t.Errorf("the entry holds %q outside an autolink or an escape:\n%s", bad, r)
+	}
+	for _, want := range []string{`\<div>`, "<https://example.com/x>", "<ada@example.com>", `\\\<b>`, "`<br>`", `www\.example.com`, "<http://ci.example.com/run/1>.", "\n- \\# not a heading\n", "\n- 1\\. not a list\n"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("the entry lacks %q:\n%s", want, r)
+		}
+	}
+	p := notes.ParseJournal(notes.DefaultJournalPreamble + r).Entries[0]
+	if p.Summary != e.Summary || p.Notable != e.Notable || p.Tests != e.Tests || len(p.Witness) != 1 || p.Witness[0].Findings != e.Witness[0].Findings ||
+		!reflect.DeepEqual(p.Done, e.Done) || !reflect.DeepEqual(p.Next, e.Next) {
+		t.Errorf("parsed entry =\n%#v\nwant\n%#v", p, e)
+	}
+	p.Raw = ""
+	if got := p.Render(); got != r {
+		t.Errorf("Render(Parse(Render)) =\n%s\nwant\n%s", got, r)
 	}
 }
 

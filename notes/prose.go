@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/git-scribe/git-scribe/internal/lazyre"
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 var (
@@ -38,9 +39,11 @@ func AcceptBridgeProse(text string, draft BridgeNote, findings []string) (Bridge
 			return draft, fmt.Sprintf("it carries witness findings (%q); findings belong in the journal only", Truncate(line, 80))
 		}
 	}
-	lower := strings.ToLower(text)
+	// Findings are plain text; the note is markdown, where a URL may be an
+	// autolink and a "<" escaped (markdown.EscapeText).
+	lower, plain := strings.ToLower(text), strings.ToLower(markdown.UnescapeText(text))
 	for _, f := range findings {
-		if strings.Contains(lower, strings.ToLower(f)) {
+		if f = strings.ToLower(f); strings.Contains(lower, f) || strings.Contains(plain, f) {
 			return draft, "it repeats a witness finding; findings belong in the journal only"
 		}
 	}

@@ -14,7 +14,7 @@ func proseDraft() BridgeNote {
 
 func TestAcceptBridgeProse(t *testing.T) {
 	t.Parallel()
-	findings := []string{"not-covered-by-tests in parser.go"}
+	findings := []string{"not-covered-by-tests in parser.go", "<table> tag at https://example.com/t"}
 	good := "# Bridge Note\nWitness: WARN\n## Context\n- The parser streams its input.\n## Carry Forward\n- Paging is not started.\n## Open Questions\nNone.\n"
 	tests := []struct{ name, text, why string }{
 		{"accepted", good, ""},
@@ -23,6 +23,7 @@ func TestAcceptBridgeProse(t *testing.T) {
 		{"findings line", strings.Replace(good, "- Paging", "- WARN iter2: parser lacks tests\n- Paging", 1), "witness findings"},
 		{"talks about the witness", strings.Replace(good, "- Paging", "- Witness flagged the parser\n- Paging", 1), "witness findings"},
 		{"repeats a finding", strings.Replace(good, "Paging is not started.", "Fix not-covered-by-tests in parser.go first.", 1), "repeats a witness finding"},
+		{"repeats a finding in markdown", strings.Replace(good, "Paging is not started.", "Close the \\<table> tag at <https://example.com/t> first.", 1), "repeats a witness finding"},
 		{"changes the verdict", strings.Replace(good, "Witness: WARN", "Witness: PASS", 1), "changes the witness verdict"},
 		{"drops everything", "# Bridge Note\n## Context\nNone.\n## Carry Forward\nNo carryover.\n", "drops every"},
 	}

@@ -472,8 +472,18 @@ type ActiveStatusReport struct {
 	Text      string               `json:"text"`
 }
 
-// renderActiveStatus is the file's text, redacted like every vault write.
+// renderActiveStatus is the file's text, redacted like every vault write:
+// the follow-ups shown, as plain text, before Render escapes them for
+// markdown (an autolink's brackets must not split what a secret rule
+// matches), then the whole file.
 func (v *Vault) renderActiveStatus(d followups.Dashboard) string {
+	if v.Redact != nil {
+		shown := slices.Clone(d.Items[:d.Shown])
+		for i := range shown {
+			shown[i].Text, shown[i].Project = v.redact(shown[i].Text), v.redact(shown[i].Project)
+		}
+		d.Items = append(shown, d.Items[d.Shown:]...)
+	}
 	return v.redact(d.Render())
 }
 

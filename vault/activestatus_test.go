@@ -12,6 +12,7 @@ import (
 	"github.com/git-scribe/git-scribe/config"
 	"github.com/git-scribe/git-scribe/followups"
 	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/secrets"
 )
 
 // asVault is a repository with files, committed, as a Vault.
@@ -161,4 +162,22 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A secret in a follow-up source never reaches the dashboard, though the
+// dashboard escapes its text for markdown (a URL an autolink, an e-mail
+// address too): the follow-ups are redacted as plain text first.
+func TestActiveStatusRedactsBeforeEscaping(t *testing.T) {
+	t.Parallel()
+	v := asVault(t, map[string]string{"todos.md": "## Next Session\n\n" +
+		"- rotate postgres://admin:s3cr3tP4ssw0rd@db.example.com:5432/app\n" +
+		"- revoke https://admin:s3cr3tP4ssw0rd@git.example.com/x <now>\n"}, nil)
+	v.Redact = func(s string) string { r, _ := secrets.Redact(s); return r }
+	rep, err := v.RegenerateActiveStatus(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rep.Text, "s3cr3tP4ssw0rd") || !strings.Contains(rep.Text, "[REDACTED:") || !strings.Contains(rep.Text, `\<now>`) {
+		t.Errorf("a secret reached the dashboard, or its text was not escaped:\n%s", rep.Text)
+	}
 }
