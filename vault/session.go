@@ -183,7 +183,11 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if err != nil {
 		return rep, err
 	}
-	all, err := v.sessionsAt(ctx, tip, notes.BridgeVaultPath(head.Ref), notes.SessionVaultPath(id))
+	// The turn writes its record and the bridge note; the view rendered
+	// after it shows the journal, the archive and ACTIVE-STATUS too: all
+	// read here, in the one git process that reads the records.
+	all, err := v.sessionsAt(ctx, tip, notes.BridgeVaultPath(head.Ref), notes.SessionVaultPath(id),
+		notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, err.Error())
 	}
