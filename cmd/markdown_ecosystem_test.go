@@ -324,10 +324,14 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	chkWrite(t, dir, ".scribe.yaml", string(cfg)+"\npaths:\n  claude_md: AGENTS.md\n")
 	run("rule", "propose", long("Never merge a pull request"), "--confirmed")
 	chkGit(t, dir, "", "checkout", "-q", "--", ".scribe.yaml")
+	// A title too long for a heading: cut there, kept whole in the record.
+	longTitle := long("Navigation moved without its styles")
 	for _, scope := range []string{"project", "universal"} {
-		run(trapArgs(scope, "Navigation moved without its styles")...)
-		if out := run(trapArgs(scope, "Navigation moved without its styles")...); !strings.Contains(out, "already recorded") {
-			t.Errorf("the %s trap was recorded twice:\n%s", scope, out)
+		for _, title := range []string{"Navigation moved without its styles", longTitle} {
+			run(trapArgs(scope, title)...)
+			if out := run(trapArgs(scope, title)...); !strings.Contains(out, "already recorded") {
+				t.Errorf("the %s trap %.40q… was recorded twice:\n%s", scope, title, out)
+			}
 		}
 	}
 	// Memories promoted and rejected from a correction and a preference.
@@ -385,15 +389,27 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	}
 	trapFile := ".claude/sonmat/navigation-moved-without-its-styles.md"
 	universal := filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles.md")
-	for _, p := range []string{filepath.Join(dir, trapFile), universal} {
+	// The long title is abstracted (its URL and address are placeholders).
+	longTraps, _ := filepath.Glob(filepath.Join(dir, ".claude", "sonmat", "navigation-moved-without-its-styles-*.md"))
+	longUniversals, _ := filepath.Glob(filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles-*.md"))
+	if len(longTraps) != 1 || len(longUniversals) != 1 {
+		t.Fatalf("want one long-titled trap of each scope, got %q and %q", longTraps, longUniversals)
+	}
+	longTrapFile, _ := filepath.Rel(dir, longTraps[0])
+	longUniversal := longUniversals[0]
+	for _, p := range []string{filepath.Join(dir, trapFile), universal, longTraps[0], longUniversal} {
 		b, _ := os.ReadFile(p)
-		if tr, ok := memory.ParseTrap(string(b)); !ok || !strings.Contains(tr.Pattern, html) || tr.Render() != string(b) {
+		tr, ok := memory.ParseTrap(string(b))
+		if !ok || !strings.Contains(tr.Pattern, html) || tr.Render() != string(b) {
 			t.Errorf("%s does not read back as written (%v):\n%s", p, ok, b)
+		}
+		if tr.Title != "Navigation moved without its styles" && (!strings.HasSuffix(tr.Title, words+".") || strings.HasSuffix(tr.Title, "…")) {
+			t.Errorf("%s: the title %q is not the whole title", p, tr.Title)
 		}
 	}
 	memory1, _ := filepath.Rel(dir, memories[0])
 	rejected1, _ := filepath.Rel(dir, rejected[0])
-	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, memory1, rejected1} {
+	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, longTrapFile, memory1, rejected1} {
 		if strings.Contains(read(own), "markdownlint") {
 			t.Errorf("%s is a person's file, yet carries markdownlint configuration:\n%s", own, read(own))
 		}
@@ -418,7 +434,7 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	corpusFile := filepath.Join(t.TempDir(), "corpus.md")
 	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
 
-	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal,
+	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, longTrapFile, longUniversal,
 		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
 	cmd := exec.Command(lint, files...)
 	cmd.Dir = dir

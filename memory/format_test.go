@@ -3,6 +3,8 @@ package memory
 import (
 	"strings"
 	"testing"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 func TestAbstract(t *testing.T) {
@@ -402,5 +404,37 @@ func TestRecordBody(t *testing.T) {
 	got := Existing{Record: Record{Type: TypeCorrection}, Body: recordBody("", name, content)}.comparable().Content
 	if want := strings.ReplaceAll(content, "\n", " "); got != want {
 		t.Errorf("comparable content = %q, want %q", got, want)
+	}
+}
+
+// TestTrapLongTitle: a heading cannot wrap, so a long title is cut in the
+// heading and kept whole in the paragraph under it, where ParseTrap reads
+// it; a short one, or one a person edited, reads as its heading.
+func TestTrapLongTitle(t *testing.T) {
+	t.Parallel()
+	title := "Navigation moved without its styles, see https://example.com/issues/42?tab=notes and the <div class=\"nav\"> that " +
+		"broke near midnight because the tests froze time in UTC"
+	for _, title := range []string{title, strings.Repeat("x", 90), "- 1. " + title, "https://example.com/" + strings.Repeat("a", 100) + " end"} {
+		tr := Trap{Title: title, Pattern: "p", Lesson: "l", AppliesTo: "a", Scope: ScopeProject, Flavor: FlavorVerificationFailure}
+		text := tr.Render()
+		head, _, _ := strings.Cut(text, "\n")
+		if markdown.Columns(head) > markdown.Width || !strings.HasSuffix(head, "…") || !strings.HasPrefix(head, "# Trap: ") {
+			t.Errorf("heading %q (%d columns): want at most %d, cut with …", head, markdown.Columns(head), markdown.Width)
+		}
+		for _, l := range strings.Split(text, "\n") {
+			if markdown.Columns(l) > markdown.Width && strings.Contains(l, " ") {
+				t.Errorf("line over %d columns: %q", markdown.Width, l)
+			}
+		}
+		if back, ok := ParseTrap(text); !ok || back != tr {
+			t.Errorf("ParseTrap = %+v %v, want %+v\n%s", back, ok, tr, text)
+		}
+	}
+	short := Trap{Title: "Short title", Pattern: "p", Lesson: "l", AppliesTo: "a", Scope: ScopeProject, Flavor: FlavorVerificationFailure}
+	if text := short.Render(); !strings.HasPrefix(text, "# Trap: Short title\n\n## Pattern\n") {
+		t.Errorf("a short title is not the heading alone:\n%s", text)
+	}
+	if back, _ := ParseTrap("# Trap: Cut short…\n\nA person's note.\n\n## Pattern\n\np\n\n## Lesson\n\nl\n\n## Applies to\n\na\n"); back.Title != "Cut short…" {
+		t.Errorf("a paragraph that is not the title was read as it: %q", back.Title)
 	}
 }
