@@ -315,6 +315,19 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 		"--tests", "42 passed, report at https://ci.example.com/runs/7", "--witness", "PASS iter1; WARN iter2 the <table> at "+url+" is unclosed",
 		"--transcript", transcript, "--route", route)
 	run("status", "regenerate")
+	// Follow-ups routed into the person's todos.md and an active task:
+	// written wrapped and escaped as list items.
+	const (
+		todo       = "file the release checklist from https://example.org/releases/7?step=3 with ops@example.org in copy, and render the <details> block as text: the changelog script drops every entry whose author has no mapping in the contributors table of the wiki"
+		activeTask = "profile the exporter against https://grafana.example.net/d/abc?orgId=1 and compare the <svg> charts of both runs: the flame graph looked flatter after the allocator swap, yet the p99 latency of the batch endpoint rose by a third overnight"
+	)
+	fuTranscript := filepath.Join(t.TempDir(), "followups.jsonl")
+	os.WriteFile(fuTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n"+
+		`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n",
+		"Next session: "+todo, "Next session: "+activeTask)), 0o644)
+	fuRoute := filepath.Join(t.TempDir(), "followups-route.yaml")
+	os.WriteFile(fuRoute, []byte("routes:\n  - item: \"1\"\n    to: todos\n  - item: \"2\"\n    to: active\n    project: repo\n    task: nav\n"), 0o644)
+	run("followups", "extract", "--transcript", fuTranscript, "--route", fuRoute)
 
 	run("rule", "propose", rule, "--confirmed")
 	if out := run("rule", "propose", rule, "--confirmed"); !strings.Contains(out, "already has this rule") {
@@ -387,6 +400,15 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	if status := read("ACTIVE-STATUS.md"); !strings.Contains(status, "- (repo) Reconcile the navigation see <"+url+">") || strings.Contains(status, `\\<`) {
 		t.Errorf("ACTIVE-STATUS does not hold the follow-up escaped once:\n%s", status)
 	}
+	for _, p := range []string{"todos.md", "projects/repo/actives/nav/todos.md"} {
+		if own := read(p); !strings.Contains(own, "- [ ] ") || !strings.Contains(own, "<https://") {
+			t.Errorf("%s does not hold its routed follow-up, escaped:\n%s", p, own)
+		}
+	}
+	if status := read("ACTIVE-STATUS.md"); strings.Count(status, "file the release checklist from <https://example.org/releases/7?step=3>") != 1 ||
+		strings.Count(status, "profile the exporter against <https://grafana.example.net/") != 1 {
+		t.Errorf("ACTIVE-STATUS does not list each routed follow-up once, whole:\n%s", status)
+	}
 	trapFile := ".claude/sonmat/navigation-moved-without-its-styles.md"
 	universal := filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles.md")
 	// The long title is abstracted (its URL and address are placeholders).
@@ -434,7 +456,7 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	corpusFile := filepath.Join(t.TempDir(), "corpus.md")
 	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
 
-	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, longTrapFile, longUniversal,
+	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, longTrapFile, longUniversal, "todos.md", "projects/repo/actives/nav/todos.md",
 		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
 	cmd := exec.Command(lint, files...)
 	cmd.Dir = dir
