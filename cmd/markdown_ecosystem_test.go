@@ -359,10 +359,20 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	}
 	run("compound", "gate", "--approve", ids[0][1])
 	run("compound", "gate", "--reject", ids[1][1])
+	// A preference whose description has a tag and a URL early: its
+	// MEMORY.md line is escaped.
+	const kbd = "I prefer the <kbd> element for key names in the docs, as https://example.com/style/keys says"
+	os.WriteFile(memTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n", kbd+".")), 0o644)
+	run("compound", "collect", "--transcript", memTranscript)
+	ids = regexp.MustCompile(`"candidate_id": "([0-9a-f]+)"`).FindAllStringSubmatch(run("compound", "list", "--json"), -1)
+	if len(ids) != 1 {
+		t.Fatalf("want one more memory candidate, got %d", len(ids))
+	}
+	run("compound", "gate", "--approve", ids[0][1])
 	memories, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "*.md"))
 	rejected, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "_rejected", "*.md"))
-	if len(memories) != 1 || len(rejected) != 1 {
-		t.Fatalf("want a promoted and a rejected memory, got %q and %q", memories, rejected)
+	if len(memories) != 2 || len(rejected) != 1 {
+		t.Fatalf("want two promoted memories and a rejected one, got %q and %q", memories, rejected)
 	}
 
 	if code, out, errOut := chkRun(t, "-C", dir, "check"); code != 0 {
@@ -429,9 +439,14 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 			t.Errorf("%s: the title %q is not the whole title", p, tr.Title)
 		}
 	}
+	if ix := memory.ParseIndex(read(".claude/memory/MEMORY.md")); len(ix.Malformed) > 0 ||
+		!slices.ContainsFunc(ix.Entries, func(e memory.IndexEntry) bool { return strings.Contains(e.Description, kbd) }) {
+		t.Errorf("MEMORY.md does not read back as written: %+v\n%s", ix, read(".claude/memory/MEMORY.md"))
+	}
 	memory1, _ := filepath.Rel(dir, memories[0])
+	memory2, _ := filepath.Rel(dir, memories[1])
 	rejected1, _ := filepath.Rel(dir, rejected[0])
-	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, longTrapFile, memory1, rejected1} {
+	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, longTrapFile, memory1, memory2, rejected1} {
 		if strings.Contains(read(own), "markdownlint") {
 			t.Errorf("%s is a person's file, yet carries markdownlint configuration:\n%s", own, read(own))
 		}
@@ -457,7 +472,7 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
 
 	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, longTrapFile, longUniversal, "todos.md", "projects/repo/actives/nav/todos.md",
-		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
+		memory1, memory2, rejected1, ".claude/memory/MEMORY.md", corpusFile}
 	cmd := exec.Command(lint, files...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -436,5 +437,32 @@ func TestTrapLongTitle(t *testing.T) {
 	}
 	if back, _ := ParseTrap("# Trap: Cut short…\n\nA person's note.\n\n## Pattern\n\np\n\n## Lesson\n\nl\n\n## Applies to\n\na\n"); back.Title != "Cut short…" {
 		t.Errorf("a paragraph that is not the title was read as it: %q", back.Title)
+	}
+}
+
+// TestIndexLineEscaped: an index line's description is escaped, so a "<"
+// or a bare URL in it lints clean, and read back as it was; escaped, it
+// still fits the line's 150 characters (SPEC §6).
+func TestIndexLineEscaped(t *testing.T) {
+	t.Parallel()
+	for _, desc := range []string{"<nav> moved; see https://example.com/a?b=c and ada@example.com", strings.Repeat("<b> ", 60), strings.Repeat("x", 147) + "<b>"} {
+		line := FormatIndexLine(IndexEntry{Name: "nav", Path: "corrections/nav.md", Description: desc})
+		m := IndexLineRE().FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("%q does not match the index line form", line)
+		}
+		if bare := regexp.MustCompile(`<[^ >]*(://|@)[^ >]*>`).ReplaceAllString(m[3], ""); regexp.MustCompile(`(^|[^\\])<[A-Za-z/!?]`).MatchString(bare) {
+			t.Errorf("description not escaped: %q", m[3])
+		}
+		ix := ParseIndex(AddToIndex("", IndexEntry{Name: "nav", Path: "corrections/nav.md", Description: desc}))
+		if len(ix.Entries) != 1 || !strings.HasPrefix(desc, strings.TrimSuffix(ix.Entries[0].Description, "…")) {
+			t.Errorf("read back %+v, want %q", ix.Entries, desc)
+		}
+	}
+	if got := ParseIndex(AddToIndex("", IndexEntry{Name: "the <nav> moved", Path: "p.md", Description: "<nav> see https://example.com/x"})).Entries[0]; got.Description != "<nav> see https://example.com/x" || got.Name != "the <nav> moved" {
+		t.Errorf("read back as %+v", got)
+	}
+	if line := FormatIndexLine(IndexEntry{Name: "the <nav> moved", Path: "p.md", Description: "d"}); line != `- [the \<nav> moved](p.md) — d` {
+		t.Errorf("the name is not escaped: %q", line)
 	}
 }
