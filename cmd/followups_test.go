@@ -3,12 +3,14 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/git-scribe/git-scribe/followups"
+	"github.com/git-scribe/git-scribe/markdown"
 	"github.com/git-scribe/git-scribe/notes"
 )
 
@@ -212,6 +214,75 @@ func TestParseRouteAnswer(t *testing.T) {
 		}
 		if s := strings.Join(parts, ","); s != tt.want {
 			t.Errorf("parseRouteAnswer(%q) = %s, want %s", tt.in, s, tt.want)
+		}
+	}
+}
+
+// A long follow-up with a URL and a tag is routed into a person's files
+// wrapped at 80 columns and escaped (so they lint clean), and read back
+// whole: the dashboard lists it once, as it was said.
+func TestFollowupsRoutedLongItemReadsBack(t *testing.T) {
+	dir := fuRepo(t)
+	const (
+		todo   = "reconcile the navigation with https://example.com/issues/42?tab=notes and keep the <nav> tag and the <div class=\"nav\"> wrapper out of the page layout because the date arithmetic near midnight broke while the tests froze time in UTC and production ran elsewhere"
+		active = "benchmark the eviction of https://example.com/cache?size=large against the <table> of the old store with a cold cache and a warm one and write the numbers down for the release review in the weekly meeting with everyone who owns the old store"
+	)
+	if len(todo) < 240 || len(active) < 240 || len(todo) > 270 || len(active) > 270 {
+		t.Fatalf("the follow-ups are %d and %d characters: want about 250", len(todo), len(active))
+	}
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"Next session: `+strings.ReplaceAll(todo, `"`, `\"`)+`"}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n"+
+		`{"type":"user","message":{"role":"user","content":"Next session: `+active+`"}}`+"\n"+
+		`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n"), 0o644)
+	route := filepath.Join(t.TempDir(), "route.yaml")
+	os.WriteFile(route, []byte("routes:\n  - item: \"1\"\n    to: todos\n    project: api\n  - item: \"2\"\n    to: active\n    project: api\n    task: cache\n"), 0o644)
+	for _, args := range [][]string{{"followups", "extract", "--transcript", transcript, "--route", route}, {"followups", "extract", "--transcript", transcript, "--route", route}} {
+		if r := fuRun(t, dir, "", false, args...); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", args, r.code, r.out, r.errOut)
+		}
+	}
+	for _, p := range []string{"projects/api/todos.md", "projects/api/actives/cache/todos.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, l := range strings.Split(text, "\n") {
+			if markdown.Columns(l) > markdown.Width {
+				t.Errorf("%s: a line over %d columns: %q", p, markdown.Width, l)
+			}
+		}
+		if !strings.Contains(text, "<https://example.com/") || !strings.Contains(text, `\<`) || strings.Count(text, "- [ ] ") != 1+strings.Count(p, "actives") {
+			t.Errorf("%s does not hold the follow-up escaped, once (routed twice):\n%s", p, text)
+		}
+	}
+	r := fuRun(t, dir, "", false, "status", "regenerate", "--json")
+	if r.code != 0 {
+		t.Fatalf("status regenerate: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	var rep struct {
+		Dashboard struct {
+			Items []struct {
+				Text string `json:"text"`
+			} `json:"items"`
+		} `json:"dashboard"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	for _, want := range []string{todo, active} {
+		n := 0
+		for _, it := range rep.Dashboard.Items {
+			if strings.HasPrefix(want, strings.TrimSuffix(it.Text, "…")) && len(it.Text) > 100 {
+				n++
+			}
+			if strings.Contains(it.Text, `\<`) || strings.Contains(it.Text, "<https") {
+				t.Errorf("an item is shown escaped: %q", it.Text)
+			}
+		}
+		if n != 1 {
+			t.Errorf("%.40q… is listed %d times, want once:\n%s", want, n, r.out)
 		}
 	}
 }

@@ -315,6 +315,19 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 		"--tests", "42 passed, report at https://ci.example.com/runs/7", "--witness", "PASS iter1; WARN iter2 the <table> at "+url+" is unclosed",
 		"--transcript", transcript, "--route", route)
 	run("status", "regenerate")
+	// Follow-ups routed into the person's todos.md and an active task:
+	// written wrapped and escaped as list items.
+	const (
+		todo       = "file the release checklist from https://example.org/releases/7?step=3 with ops@example.org in copy, and render the <details> block as text: the changelog script drops every entry whose author has no mapping in the contributors table of the wiki"
+		activeTask = "profile the exporter against https://grafana.example.net/d/abc?orgId=1 and compare the <svg> charts of both runs: the flame graph looked flatter after the allocator swap, yet the p99 latency of the batch endpoint rose by a third overnight"
+	)
+	fuTranscript := filepath.Join(t.TempDir(), "followups.jsonl")
+	os.WriteFile(fuTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n"+
+		`{"type":"user","message":{"role":"user","content":%q}}`+"\n"+`{"type":"assistant","message":{"role":"assistant","content":"Noted."}}`+"\n",
+		"Next session: "+todo, "Next session: "+activeTask)), 0o644)
+	fuRoute := filepath.Join(t.TempDir(), "followups-route.yaml")
+	os.WriteFile(fuRoute, []byte("routes:\n  - item: \"1\"\n    to: todos\n  - item: \"2\"\n    to: active\n    project: repo\n    task: nav\n"), 0o644)
+	run("followups", "extract", "--transcript", fuTranscript, "--route", fuRoute)
 
 	run("rule", "propose", rule, "--confirmed")
 	if out := run("rule", "propose", rule, "--confirmed"); !strings.Contains(out, "already has this rule") {
@@ -324,10 +337,14 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	chkWrite(t, dir, ".scribe.yaml", string(cfg)+"\npaths:\n  claude_md: AGENTS.md\n")
 	run("rule", "propose", long("Never merge a pull request"), "--confirmed")
 	chkGit(t, dir, "", "checkout", "-q", "--", ".scribe.yaml")
+	// A title too long for a heading: cut there, kept whole in the record.
+	longTitle := long("Navigation moved without its styles")
 	for _, scope := range []string{"project", "universal"} {
-		run(trapArgs(scope, "Navigation moved without its styles")...)
-		if out := run(trapArgs(scope, "Navigation moved without its styles")...); !strings.Contains(out, "already recorded") {
-			t.Errorf("the %s trap was recorded twice:\n%s", scope, out)
+		for _, title := range []string{"Navigation moved without its styles", longTitle} {
+			run(trapArgs(scope, title)...)
+			if out := run(trapArgs(scope, title)...); !strings.Contains(out, "already recorded") {
+				t.Errorf("the %s trap %.40q… was recorded twice:\n%s", scope, title, out)
+			}
 		}
 	}
 	// Memories promoted and rejected from a correction and a preference.
@@ -342,10 +359,20 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	}
 	run("compound", "gate", "--approve", ids[0][1])
 	run("compound", "gate", "--reject", ids[1][1])
+	// A preference whose description has a tag and a URL early: its
+	// MEMORY.md line is escaped.
+	const kbd = "I prefer the <kbd> element for key names in the docs, as https://example.com/style/keys says"
+	os.WriteFile(memTranscript, []byte(fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q}}`+"\n", kbd+".")), 0o644)
+	run("compound", "collect", "--transcript", memTranscript)
+	ids = regexp.MustCompile(`"candidate_id": "([0-9a-f]+)"`).FindAllStringSubmatch(run("compound", "list", "--json"), -1)
+	if len(ids) != 1 {
+		t.Fatalf("want one more memory candidate, got %d", len(ids))
+	}
+	run("compound", "gate", "--approve", ids[0][1])
 	memories, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "*.md"))
 	rejected, _ := filepath.Glob(filepath.Join(dir, ".claude", "memory", "*", "_rejected", "*.md"))
-	if len(memories) != 1 || len(rejected) != 1 {
-		t.Fatalf("want a promoted and a rejected memory, got %q and %q", memories, rejected)
+	if len(memories) != 2 || len(rejected) != 1 {
+		t.Fatalf("want two promoted memories and a rejected one, got %q and %q", memories, rejected)
 	}
 
 	if code, out, errOut := chkRun(t, "-C", dir, "check"); code != 0 {
@@ -383,17 +410,43 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	if status := read("ACTIVE-STATUS.md"); !strings.Contains(status, "- (repo) Reconcile the navigation see <"+url+">") || strings.Contains(status, `\\<`) {
 		t.Errorf("ACTIVE-STATUS does not hold the follow-up escaped once:\n%s", status)
 	}
-	trapFile := ".claude/sonmat/navigation-moved-without-its-styles.md"
-	universal := filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles.md")
-	for _, p := range []string{filepath.Join(dir, trapFile), universal} {
-		b, _ := os.ReadFile(p)
-		if tr, ok := memory.ParseTrap(string(b)); !ok || !strings.Contains(tr.Pattern, html) || tr.Render() != string(b) {
-			t.Errorf("%s does not read back as written (%v):\n%s", p, ok, b)
+	for _, p := range []string{"todos.md", "projects/repo/actives/nav/todos.md"} {
+		if own := read(p); !strings.Contains(own, "- [ ] ") || !strings.Contains(own, "<https://") {
+			t.Errorf("%s does not hold its routed follow-up, escaped:\n%s", p, own)
 		}
 	}
+	if status := read("ACTIVE-STATUS.md"); strings.Count(status, "file the release checklist from <https://example.org/releases/7?step=3>") != 1 ||
+		strings.Count(status, "profile the exporter against <https://grafana.example.net/") != 1 {
+		t.Errorf("ACTIVE-STATUS does not list each routed follow-up once, whole:\n%s", status)
+	}
+	trapFile := ".claude/sonmat/navigation-moved-without-its-styles.md"
+	universal := filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles.md")
+	// The long title is abstracted (its URL and address are placeholders).
+	longTraps, _ := filepath.Glob(filepath.Join(dir, ".claude", "sonmat", "navigation-moved-without-its-styles-*.md"))
+	longUniversals, _ := filepath.Glob(filepath.Join(home, ".claude", "sonmat", "memory", "trap_navigation-moved-without-its-styles-*.md"))
+	if len(longTraps) != 1 || len(longUniversals) != 1 {
+		t.Fatalf("want one long-titled trap of each scope, got %q and %q", longTraps, longUniversals)
+	}
+	longTrapFile, _ := filepath.Rel(dir, longTraps[0])
+	longUniversal := longUniversals[0]
+	for _, p := range []string{filepath.Join(dir, trapFile), universal, longTraps[0], longUniversal} {
+		b, _ := os.ReadFile(p)
+		tr, ok := memory.ParseTrap(string(b))
+		if !ok || !strings.Contains(tr.Pattern, html) || tr.Render() != string(b) {
+			t.Errorf("%s does not read back as written (%v):\n%s", p, ok, b)
+		}
+		if tr.Title != "Navigation moved without its styles" && (!strings.HasSuffix(tr.Title, words+".") || strings.HasSuffix(tr.Title, "…")) {
+			t.Errorf("%s: the title %q is not the whole title", p, tr.Title)
+		}
+	}
+	if ix := memory.ParseIndex(read(".claude/memory/MEMORY.md")); len(ix.Malformed) > 0 ||
+		!slices.ContainsFunc(ix.Entries, func(e memory.IndexEntry) bool { return strings.Contains(e.Description, kbd) }) {
+		t.Errorf("MEMORY.md does not read back as written: %+v\n%s", ix, read(".claude/memory/MEMORY.md"))
+	}
 	memory1, _ := filepath.Rel(dir, memories[0])
+	memory2, _ := filepath.Rel(dir, memories[1])
 	rejected1, _ := filepath.Rel(dir, rejected[0])
-	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, memory1, rejected1} {
+	for _, own := range []string{"CLAUDE.md", "AGENTS.md", trapFile, longTrapFile, memory1, memory2, rejected1} {
 		if strings.Contains(read(own), "markdownlint") {
 			t.Errorf("%s is a person's file, yet carries markdownlint configuration:\n%s", own, read(own))
 		}
@@ -418,8 +471,8 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 	corpusFile := filepath.Join(t.TempDir(), "corpus.md")
 	os.WriteFile(corpusFile, []byte(corpus.String()), 0o644)
 
-	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal,
-		memory1, rejected1, ".claude/memory/MEMORY.md", corpusFile}
+	files := []string{"CLAUDE.md", "AGENTS.md", ".claude/sonmat/journal.md", ".claude/sonmat/bridge-note.md", sessionNote, "ACTIVE-STATUS.md", trapFile, universal, longTrapFile, longUniversal, "todos.md", "projects/repo/actives/nav/todos.md",
+		memory1, memory2, rejected1, ".claude/memory/MEMORY.md", corpusFile}
 	cmd := exec.Command(lint, files...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

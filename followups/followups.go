@@ -236,8 +236,22 @@ func ScanSource(src SourceFile, section string) []Followup {
 // header's: what a scan depends on src.Time for.
 func scanSource(src SourceFile, section string) ([]Followup, [][]rune, []bool) {
 	s := newScanner(src, section)
-	for i, line := range notes.SplitLines(src.Text) {
-		s.line(i, line)
+	lines := notes.SplitLines(src.Text)
+	if s.journal {
+		// Scribe writes a journal's items on one line each, and scanJournal
+		// reads it line by line too: the dashboard is the same with a cache
+		// as without.
+		for i, line := range lines {
+			s.line(i, line)
+		}
+		return s.out, s.norms, s.fromFile
+	}
+	// A person's files hold items wrapped at 80 columns (RouteFollowups
+	// writes them so, and people wrap by hand): each item is read whole,
+	// at its first line.
+	joined, at := markdown.UnwrapAt(lines)
+	for k, line := range joined {
+		s.line(at[k], line)
 	}
 	return s.out, s.norms, s.fromFile
 }

@@ -78,6 +78,13 @@ func TestScanSource(t *testing.T) {
 			want: []got{{"ship docs", "", "", false, 4, day1}},
 		},
 		{
+			name: "a wrapped item is read whole at its first line, its escapes undone",
+			src: SourceFile{Kind: SourceTodos, Path: "t.md", Project: "api", Time: day2, Text: "## Next Session\n\n- [ ] " + strings.Join(FollowupItem(
+				"check https://example.com/a?b=c and the <nav> tag, then - 1. keep going until the line is far longer than eighty columns"), "\n")[len("- [ ] "):] + "\n- next one\n"},
+			want: []got{{"check https://example.com/a?b=c and the <nav> tag, then - 1. keep going until the line is far longer than eighty columns", "api", TagPath, false, 3, day2},
+				{"next one", "api", TagPath, false, 5, day2}},
+		},
+		{
 			name: "hostile input yields nothing and does not panic",
 			src:  SourceFile{Kind: SourceTodos, Path: "t.md", Text: "## Next Session\n- \n- [ ]\n-\n* []\n\x00\xff\n"},
 			want: nil,

@@ -145,6 +145,15 @@ func matchOrphan(orphans []Candidate, item string, theta float64) int {
 	return best
 }
 
+// FollowupItem is the list item a follow-up is written as in a person's
+// todos.md or active task: an open checkbox, its text escaped
+// (markdown.EscapeItem: a bare URL an autolink, a "<" escaped) and wrapped
+// at 80 columns, continuation lines indented under the text, so the file
+// lints clean. ScanSource and ContainsFollowup read it back whole.
+func FollowupItem(text string) []string {
+	return markdown.Wrap(markdown.EscapeItem(text), markdown.Width, "- [ ] ", "  ")
+}
+
 func Tagged(project, text string) string {
 	if project == "" {
 		return text
@@ -152,10 +161,11 @@ func Tagged(project, text string) string {
 	return "(" + project + ") " + text
 }
 
-// ContainsFollowup reports whether text already lists item.
+// ContainsFollowup reports whether text already lists item: as written,
+// or wrapped and escaped as FollowupItem writes it.
 func ContainsFollowup(text, item string) bool {
 	want, ident := string(NormalizeFollowup(item)), newIdentifierSet(item)
-	for _, line := range notes.SplitLines(text) {
+	for _, line := range markdown.Unwrap(notes.SplitLines(text)) { // an item wrapped is read whole
 		_, _, body, ok := listItem(line)
 		if !ok {
 			continue

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -280,4 +281,13 @@ func FuzzFormatText(f *testing.F) {
 			t.Fatalf("ReadText(FormatText(%q, %d)) = %q, want %q\n%s", text, width, got, canon, md)
 		}
 	})
+}
+
+// UnwrapAt gives Unwrap's lines and the line each starts at.
+func TestUnwrapAt(t *testing.T) {
+	t.Parallel()
+	out, at := UnwrapAt([]string{"# h", "", "- [ ] a wrapped", "  item", "- next", "para", "lazy"})
+	if !slices.Equal(out, []string{"# h", "", "- [ ] a wrapped item", "- next para lazy"}) || !slices.Equal(at, []int{0, 1, 2, 4}) {
+		t.Errorf("UnwrapAt = %q %v", out, at)
+	}
 }

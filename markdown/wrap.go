@@ -267,17 +267,27 @@ func (c *classifier) next(line string) lineKind {
 // lines are kept as they are. Lines carry no line endings. Unwrap of Wrap's
 // lines gives the wrapped line back.
 func Unwrap(lines []string) []string {
-	out := make([]string, 0, len(lines))
+	out, _ := UnwrapAt(lines)
+	return out
+}
+
+// UnwrapAt is Unwrap, also returning where each of its lines starts: the
+// index in lines of the first line joined into it. A reader that reports
+// line numbers (the follow-up scanner) keeps the wrapped item's first line.
+func UnwrapAt(lines []string) (out []string, at []int) {
+	out = make([]string, 0, len(lines))
+	at = make([]int, 0, len(lines))
 	var c classifier
-	for _, l := range lines {
+	for i, l := range lines {
 		if c.next(l) == kindCont && len(out) > 0 {
 			last := &out[len(out)-1]
 			*last = strings.TrimRight(*last, " \t") + " " + strings.TrimLeft(l, " \t")
 			continue
 		}
 		out = append(out, l)
+		at = append(at, i)
 	}
-	return out
+	return out, at
 }
 
 // FormatText writes text, a person's or an agent's (possibly several

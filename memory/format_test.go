@@ -1,8 +1,11 @@
 package memory
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/git-scribe/git-scribe/markdown"
 )
 
 func TestAbstract(t *testing.T) {
@@ -402,5 +405,64 @@ func TestRecordBody(t *testing.T) {
 	got := Existing{Record: Record{Type: TypeCorrection}, Body: recordBody("", name, content)}.comparable().Content
 	if want := strings.ReplaceAll(content, "\n", " "); got != want {
 		t.Errorf("comparable content = %q, want %q", got, want)
+	}
+}
+
+// TestTrapLongTitle: a heading cannot wrap, so a long title is cut in the
+// heading and kept whole in the paragraph under it, where ParseTrap reads
+// it; a short one, or one a person edited, reads as its heading.
+func TestTrapLongTitle(t *testing.T) {
+	t.Parallel()
+	title := "Navigation moved without its styles, see https://example.com/issues/42?tab=notes and the <div class=\"nav\"> that " +
+		"broke near midnight because the tests froze time in UTC"
+	for _, title := range []string{title, strings.Repeat("x", 90), "- 1. " + title, "https://example.com/" + strings.Repeat("a", 100) + " end"} {
+		tr := Trap{Title: title, Pattern: "p", Lesson: "l", AppliesTo: "a", Scope: ScopeProject, Flavor: FlavorVerificationFailure}
+		text := tr.Render()
+		head, _, _ := strings.Cut(text, "\n")
+		if markdown.Columns(head) > markdown.Width || !strings.HasSuffix(head, "…") || !strings.HasPrefix(head, "# Trap: ") {
+			t.Errorf("heading %q (%d columns): want at most %d, cut with …", head, markdown.Columns(head), markdown.Width)
+		}
+		for _, l := range strings.Split(text, "\n") {
+			if markdown.Columns(l) > markdown.Width && strings.Contains(l, " ") {
+				t.Errorf("line over %d columns: %q", markdown.Width, l)
+			}
+		}
+		if back, ok := ParseTrap(text); !ok || back != tr {
+			t.Errorf("ParseTrap = %+v %v, want %+v\n%s", back, ok, tr, text)
+		}
+	}
+	short := Trap{Title: "Short title", Pattern: "p", Lesson: "l", AppliesTo: "a", Scope: ScopeProject, Flavor: FlavorVerificationFailure}
+	if text := short.Render(); !strings.HasPrefix(text, "# Trap: Short title\n\n## Pattern\n") {
+		t.Errorf("a short title is not the heading alone:\n%s", text)
+	}
+	if back, _ := ParseTrap("# Trap: Cut short…\n\nA person's note.\n\n## Pattern\n\np\n\n## Lesson\n\nl\n\n## Applies to\n\na\n"); back.Title != "Cut short…" {
+		t.Errorf("a paragraph that is not the title was read as it: %q", back.Title)
+	}
+}
+
+// TestIndexLineEscaped: an index line's description is escaped, so a "<"
+// or a bare URL in it lints clean, and read back as it was; escaped, it
+// still fits the line's 150 characters (SPEC §6).
+func TestIndexLineEscaped(t *testing.T) {
+	t.Parallel()
+	for _, desc := range []string{"<nav> moved; see https://example.com/a?b=c and ada@example.com", strings.Repeat("<b> ", 60), strings.Repeat("x", 147) + "<b>"} {
+		line := FormatIndexLine(IndexEntry{Name: "nav", Path: "corrections/nav.md", Description: desc})
+		m := IndexLineRE().FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("%q does not match the index line form", line)
+		}
+		if bare := regexp.MustCompile(`<[^ >]*(://|@)[^ >]*>`).ReplaceAllString(m[3], ""); regexp.MustCompile(`(^|[^\\])<[A-Za-z/!?]`).MatchString(bare) {
+			t.Errorf("description not escaped: %q", m[3])
+		}
+		ix := ParseIndex(AddToIndex("", IndexEntry{Name: "nav", Path: "corrections/nav.md", Description: desc}))
+		if len(ix.Entries) != 1 || !strings.HasPrefix(desc, strings.TrimSuffix(ix.Entries[0].Description, "…")) {
+			t.Errorf("read back %+v, want %q", ix.Entries, desc)
+		}
+	}
+	if got := ParseIndex(AddToIndex("", IndexEntry{Name: "the <nav> moved", Path: "p.md", Description: "<nav> see https://example.com/x"})).Entries[0]; got.Description != "<nav> see https://example.com/x" || got.Name != "the <nav> moved" {
+		t.Errorf("read back as %+v", got)
+	}
+	if line := FormatIndexLine(IndexEntry{Name: "the <nav> moved", Path: "p.md", Description: "d"}); line != `- [the \<nav> moved](p.md) — d` {
+		t.Errorf("the name is not escaped: %q", line)
 	}
 }

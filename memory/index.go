@@ -56,7 +56,7 @@ func ParseIndex(text string) Index {
 			ix.Malformed = append(ix.Malformed, i+1)
 			continue
 		}
-		ix.Entries = append(ix.Entries, IndexEntry{Name: m[1], Path: m[2], Description: m[3], Line: i + 1})
+		ix.Entries = append(ix.Entries, IndexEntry{Name: markdown.UnescapeText(m[1]), Path: m[2], Description: markdown.UnescapeText(m[3]), Line: i + 1})
 	}
 	return ix
 }
@@ -73,8 +73,8 @@ func (ix Index) Has(path string) bool {
 
 // FormatIndexLine renders an entry as an index line that always matches
 // IndexLineRE: brackets leave the name, parentheses and spaces the path,
-// line breaks the description, which is cut to 150 characters (an empty
-// one becomes the name).
+// line breaks the description, which is escaped and cut to 150 characters
+// (indexDescription; an empty one becomes the name).
 func FormatIndexLine(e IndexEntry) string {
 	name := strings.NewReplacer("[", "(", "]", ")").Replace(oneLine(strings.ToValidUTF8(e.Name, "")))
 	if name == "" {
@@ -88,10 +88,22 @@ func FormatIndexLine(e IndexEntry) string {
 	if desc == "" {
 		desc = name
 	}
-	if utf8.RuneCountInString(desc) > 150 {
-		desc = capRunes(desc, 150)
+	// The name is a person's text too (a memory's first words): escaped as
+	// the description is, so a "<" in it is no inline HTML.
+	return "- [" + markdown.EscapeText(name) + "](" + path + ") — " + indexDescription(desc)
+}
+
+// indexDescription is a description as its index line holds it: escaped
+// (markdown.EscapeText: a bare URL an autolink, a "<" escaped, so the
+// index lints clean; ParseIndex undoes it) and cut, before escaping, until
+// the escaped text is at most 150 characters.
+func indexDescription(desc string) string {
+	for n := 150; ; n-- {
+		e := markdown.EscapeText(capRunes(desc, n))
+		if utf8.RuneCountInString(e) <= 150 || n <= 1 {
+			return e
+		}
 	}
-	return "- [" + name + "](" + path + ") — " + desc
 }
 
 // indexLint is MEMORY.md's first line, markdownlint's inline
@@ -121,7 +133,7 @@ func AddToIndex(text string, entries ...IndexEntry) string {
 		if ix.Has(m[2]) {
 			continue
 		}
-		ix.Entries = append(ix.Entries, IndexEntry{Name: m[1], Path: m[2], Description: m[3]})
+		ix.Entries = append(ix.Entries, IndexEntry{Name: markdown.UnescapeText(m[1]), Path: m[2], Description: markdown.UnescapeText(m[3])})
 		add = append(add, line)
 	}
 	if len(add) == 0 {

@@ -82,13 +82,61 @@ func AbstractTrap(in TrapInput, a Abstractor) Trap {
 // (markdown.FormatText). ParseTrap reads it back: ParseTrap(t.Render())
 // gives t for a Trap whose sections are in markdown.CanonicalText form, as
 // AbstractTrap and ParseTrap make them.
+//
+// A heading cannot wrap (MD013 measures it too), so a title too long for
+// "# Trap: " and 80 columns is cut at a word boundary in the heading, with
+// "…", and the whole title follows as the record's first paragraph
+// (escaped and wrapped, markdown.EscapeItem and markdown.Wrap), where
+// ParseTrap takes it from.
 func (t Trap) Render() string {
 	var b strings.Builder
+	title := oneLine(t.Title)
+	head, capped := trapHeading(title)
+	b.WriteString("# " + trapPrefix + head + "\n\n")
+	if capped {
+		b.WriteString(strings.Join(markdown.Wrap(markdown.EscapeItem(title), markdown.Width, "", ""), "\n") + "\n\n")
+	}
 	// A blank line after each heading (markdownlint MD022).
-	fmt.Fprintf(&b, "# Trap: %s\n\n## Pattern\n\n%s\n\n## Lesson\n\n%s\n\n## Applies to\n\n%s\n",
-		markdown.EscapeText(oneLine(t.Title)), trapSection(t.Pattern), trapSection(t.Lesson), trapSection(t.AppliesTo))
+	fmt.Fprintf(&b, "## Pattern\n\n%s\n\n## Lesson\n\n%s\n\n## Applies to\n\n%s\n",
+		trapSection(t.Pattern), trapSection(t.Lesson), trapSection(t.AppliesTo))
 	fmt.Fprintf(&b, "\n<!-- scribe: flavor=%s scope=%s -->\n", t.Flavor, t.Scope)
 	return b.String()
+}
+
+// trapPrefix starts a record's heading, after the "# ".
+const trapPrefix = "Trap: "
+
+// trapHeading is a title as the record's heading shows it, escaped
+// (markdown.EscapeText): whole when "# Trap: " and it fit in
+// markdown.Width columns, else cut after the last word that fits, with
+// "…" (capped is true). A first word too long alone is cut where it must.
+func trapHeading(title string) (head string, capped bool) {
+	room := markdown.Width - markdown.Columns("# "+trapPrefix)
+	if e := markdown.EscapeText(title); markdown.Columns(e) <= room {
+		return e, false
+	}
+	room -= markdown.Columns("…")
+	fits := func(s string) bool { return markdown.Columns(markdown.EscapeText(s)) <= room }
+	cut := ""
+	for _, w := range strings.Fields(title) {
+		next := w
+		if cut != "" {
+			next = cut + " " + w
+		}
+		if !fits(next) {
+			break
+		}
+		cut = next
+	}
+	if cut == "" { // one long word (a URL, say): cut inside it
+		r := []rune(title)
+		n := 0
+		for n < len(r) && fits(string(r[:n+1])) {
+			n++
+		}
+		cut = string(r[:n])
+	}
+	return markdown.EscapeText(strings.TrimRight(cut, " ,;:")) + "…", true
 }
 
 // trapSection is a section's text as the record holds it.
@@ -105,13 +153,14 @@ var trapMetaRE = lazyre.New(`^\s*<!--\s*scribe:\s*flavor=(\S+)\s+scope=(\S+)\s*-
 func ParseTrap(text string) (Trap, bool) {
 	var t Trap
 	var cur *string
-	var buf []string
+	var buf, intro []string
 	flush := func() {
 		if cur != nil {
 			*cur = markdown.ReadText(strings.Join(buf, "\n"))
 		}
 		buf = nil
 	}
+	inIntro := false // between the title heading and the first section
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
 		if m := trapMetaRE().FindStringSubmatch(line); m != nil {
@@ -119,10 +168,13 @@ func ParseTrap(text string) (Trap, bool) {
 			continue
 		}
 		level, title, _ := markdown.Heading(line)
+		if level > 0 {
+			inIntro = false
+		}
 		switch {
 		case level == 1 && strings.HasPrefix(title, "Trap:"):
 			flush()
-			cur = nil
+			cur, inIntro, intro = nil, true, nil
 			t.Title = markdown.UnescapeText(strings.TrimSpace(strings.TrimPrefix(title, "Trap:")))
 			seen["title"] = true
 			continue
@@ -139,13 +191,38 @@ func ParseTrap(text string) (Trap, bool) {
 			cur, seen["applies"] = &t.AppliesTo, true
 			continue
 		}
+		if inIntro {
+			intro = append(intro, line)
+		}
 		if cur != nil {
 			buf = append(buf, line)
 		}
 	}
 	flush()
+	t.Title = fullTitle(t.Title, intro)
 	ok := seen["title"] && seen["pattern"] && seen["lesson"] && seen["applies"] && t.Title != "" && t.Pattern != ""
 	return t, ok
+}
+
+// fullTitle is the title a record holds: its heading's, or, when the
+// heading's ends with "…" (Render cut it), the paragraph right under the
+// heading that starts with it (Render's whole title; a person's text there
+// that does not is not the title).
+func fullTitle(head string, intro []string) string {
+	cut, capped := strings.CutSuffix(head, "…")
+	if !capped {
+		return head
+	}
+	for _, l := range markdown.Unwrap(intro) {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if whole := markdown.UnescapeItem(l); strings.HasPrefix(whole, cut) {
+			return whole
+		}
+		break
+	}
+	return head
 }
 
 // Slug is the record's file-name stem.

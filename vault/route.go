@@ -340,7 +340,7 @@ func (v *Vault) routeFollowups(ctx context.Context, assigns []followups.Assignme
 					written = append(written, f...)
 					var lines []string
 					for _, a := range f {
-						lines = append(lines, "- [ ] "+v.tagIfForeign(a, path))
+						lines = append(lines, followups.FollowupItem(v.tagIfForeign(a, path))...)
 					}
 					if f[0].To == followups.RouteTodos {
 						out[path] = []byte(followups.InsertUnderSection(text, v.section(), lines, f[0].Project))
