@@ -339,15 +339,7 @@ func (r *cacheRun) pairs(groups []*group, theta float64, compatible func(i, j in
 	if anyFresh {
 		pairsByIdentifiers(groups, theta, compatible, fresh, func(i, j int) { pairs = append(pairs, [2]int{i, j}) })
 	}
-	slices.SortFunc(pairs, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
-		}
-		return a[1] - b[1]
-	})
-	for _, p := range pairs {
-		fn(p[0], p[1])
-	}
+	emitPairs(pairs, fn)
 	if valid && !anyFresh && matched == len(c.joined) {
 		return // the same groups: the cache has them
 	}

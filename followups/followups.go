@@ -776,6 +776,12 @@ func pairsByIdentifiers(groups []*group, theta float64, compatible func(i, j int
 			join(byProject[p])
 		}
 	}
+	emitPairs(pairs, fn)
+}
+
+// emitPairs calls fn on each pair, in order: the order the pairing reports
+// them in decides which match MarkDurable keeps.
+func emitPairs(pairs [][2]int, fn func(i, j int)) {
 	slices.SortFunc(pairs, func(a, b [2]int) int {
 		if a[0] != b[0] {
 			return a[0] - b[0]

@@ -26,16 +26,21 @@ func EscapeText(s string) string {
 	if !strings.ContainsAny(s, "<@\\") && !containsFold(s, "http") && !containsFold(s, "www") {
 		return s
 	}
+	return outsideCode(s, len(s)+8, escapeSegment)
+}
+
+// outsideCode is s with seg writing each part outside its code spans and
+// the code spans copied as they are.
+func outsideCode(s string, grow int, seg func(b *strings.Builder, s string, lo, hi int)) string {
 	var b strings.Builder
-	b.Grow(len(s) + 8)
-	spans := codeSpans(s)
+	b.Grow(grow)
 	lo := 0
-	for _, sp := range spans {
-		escapeSegment(&b, s, lo, sp[0])
+	for _, sp := range codeSpans(s) {
+		seg(&b, s, lo, sp[0])
 		b.WriteString(s[sp[0]:sp[1]])
 		lo = sp[1]
 	}
-	escapeSegment(&b, s, lo, len(s))
+	seg(&b, s, lo, len(s))
 	return b.String()
 }
 
@@ -48,17 +53,7 @@ func UnescapeText(s string) string {
 	if !strings.ContainsAny(s, "<\\") {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	spans := codeSpans(s)
-	lo := 0
-	for _, sp := range spans {
-		unescapeSegment(&b, s, lo, sp[0])
-		b.WriteString(s[sp[0]:sp[1]])
-		lo = sp[1]
-	}
-	unescapeSegment(&b, s, lo, len(s))
-	return b.String()
+	return outsideCode(s, len(s), unescapeSegment)
 }
 
 func escapeSegment(b *strings.Builder, s string, lo, hi int) {
