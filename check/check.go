@@ -97,6 +97,10 @@ type Input struct {
 	scribeOnce sync.Once
 	scribeLog  []patchCommit
 	scribeErr  error
+
+	vaultOnce sync.Once
+	vault     vaultTree
+	vaultErr  error
 }
 
 type worktreeFile struct {
@@ -159,12 +163,55 @@ func (in *Input) Record(ctx context.Context, vaultPath, branchPath string) (file
 		data, ok, err = in.ReadFile(branchPath)
 		return branchPath, data, ok, err
 	}
-	m, err := in.Repo.ReadFiles(ctx, in.Vault, []string{vaultPath})
+	t, err := in.vaultTree(ctx)
 	if err != nil {
 		return VaultPrefix + vaultPath, nil, false, err
 	}
-	data, ok = m[vaultPath]
+	data, ok = t.files[vaultPath]
 	return VaultPrefix + vaultPath, data, ok, nil
+}
+
+// vaultTree is the files of the vault's tip.
+type vaultTree struct {
+	paths []string // as git lists them
+	files map[string][]byte
+}
+
+// under returns the paths of t under dir, as `git ls-tree -r <tip> --
+// dir/` lists them.
+func (t vaultTree) under(dir string) []string {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	var out []string
+	for _, p := range t.paths {
+		if strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// vaultTree reads every file of the vault's tip, once per check: one
+// listing and one read serve all the rules that look at the vault (the
+// journal, the bridge notes, the secret scan of every file), where each
+// listed and read on its own (a git process apiece through plumbing).
+func (in *Input) vaultTree(ctx context.Context) (vaultTree, error) {
+	in.vaultOnce.Do(func() {
+		if in.Vault == "" {
+			return
+		}
+		paths, err := in.Repo.ListFiles(ctx, in.Vault, "")
+		if err != nil {
+			in.vaultErr = err
+			return
+		}
+		files, err := in.Repo.ReadFiles(ctx, in.Vault, paths)
+		if err != nil {
+			in.vaultErr = err
+			return
+		}
+		in.vault = vaultTree{paths: paths, files: files}
+	})
+	return in.vault, in.vaultErr
 }
 
 // RevRange is the argument naming the history to verify for git log, or ""

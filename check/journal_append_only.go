@@ -99,7 +99,7 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 	var headJ, headA string
 	if w.head != "" {
 		w.hexLen = len(w.head)
-		m, err := in.Repo.ReadFiles(ctx, w.head, []string{w.jPath, w.aPath})
+		m, err := w.headFiles(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read the journal at HEAD: %w", err)
 		}
@@ -172,6 +172,25 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		return nil, nil
 	}
 	return w.findings(ctx, vs, string(wj), string(wa)), nil
+}
+
+// headFiles reads the journal and the archive at w.head: from the vault
+// tree the check reads once when w.head is the vault's tip.
+func (w *journalWalk) headFiles(ctx context.Context) (map[string][]byte, error) {
+	if w.head != w.in.Vault {
+		return w.in.Repo.ReadFiles(ctx, w.head, []string{w.jPath, w.aPath})
+	}
+	t, err := w.in.vaultTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]byte{}
+	for _, p := range []string{w.jPath, w.aPath} {
+		if b, ok := t.files[p]; ok {
+			m[p] = b
+		}
+	}
+	return m, nil
 }
 
 // prepareThreshold is how many archive versions make hashing them up front,
