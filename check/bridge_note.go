@@ -57,6 +57,8 @@ func (bridgeNote) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	return out, nil
 }
 
+func (bridgeNote) reads() inputs { return readsVault }
+
 func checkBridgeNote(in *Input, path, text string) []Finding {
 	var out []Finding
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")

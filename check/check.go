@@ -94,14 +94,55 @@ type Input struct {
 	mu    sync.Mutex
 	files map[string]worktreeFile
 
-	scribeOnce sync.Once
-	scribeLog  []patchCommit
-	scribeErr  error
+	// scribePending, when NewInput started scribeCommits' log for the
+	// rules it was made for, is that log; nil reads it on first use.
+	scribePending *pending[[]patchCommit]
+	scribeOnce    sync.Once
+	scribeLog     []patchCommit
+	scribeErr     error
 
 	vaultOnce sync.Once
 	vault     vaultTree
 	vaultErr  error
 }
+
+// pending is a read running in the background.
+type pending[T any] struct {
+	done chan struct{}
+	v    T
+	err  error
+}
+
+// goRead starts read in the background.
+func goRead[T any](wg *sync.WaitGroup, read func() (T, error)) *pending[T] {
+	p := &pending[T]{done: make(chan struct{})}
+	wg.Go(func() {
+		defer close(p.done)
+		p.v, p.err = read()
+	})
+	return p
+}
+
+// wait returns the read's result once it is done.
+func (p *pending[T]) wait() (T, error) {
+	<-p.done
+	return p.v, p.err
+}
+
+// inputs are the reads several rules share, which NewInput starts early.
+type inputs uint8
+
+const (
+	// readsScribeLog is scribeCommits: one `git log -p` over the range.
+	readsScribeLog inputs = 1 << iota
+	// readsVault is vaultTree: every file of the vault's tip.
+	readsVault
+)
+
+// reader is a rule that names the shared inputs it reads, so that NewInput
+// starts them before the rules run: the history walk, the longest read of
+// a check, then runs beside --since's resolution instead of after it.
+type reader interface{ reads() inputs }
 
 type worktreeFile struct {
 	data []byte
@@ -111,7 +152,9 @@ type worktreeFile struct {
 
 // NewInput prepares a check of repo: it resolves HEAD and, when since is
 // not empty, the --since revision (an unknown revision is an error naming it).
-func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string) (*Input, error) {
+// rules are the rules the input is for (nil for none in particular): the
+// reads they share start now, beside the resolution.
+func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string, rules []Rule) (*Input, error) {
 	head, err := repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -120,36 +163,113 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 	if in.Vault, err = repo.VaultTip(ctx); err != nil {
 		return nil, err
 	}
+	var need inputs
+	for _, r := range rules {
+		if rd, ok := r.(reader); ok {
+			need |= rd.reads()
+		}
+	}
+	// The early reads run under a context of their own, cancelled when
+	// they are all done or when the input cannot be made. The walk is
+	// started last: Go runs the newest goroutine first, so its git
+	// process, the longest of a check, starts before the others.
+	ectx, cancel := context.WithCancel(ctx)
+	var early sync.WaitGroup
+	defer func() { go func() { early.Wait(); cancel() }() }()
+	var resolved chan error
 	if since != "" {
-		// One process resolves --since and reads its date; a shallow
-		// repository is one with a shallow file (gitrepository-layout(5)).
-		var c, date string
-		// (`git show -s` of an old commit took 61 ms on git/git, `git log
-		// -1 --no-walk` 8; --end-of-options keeps a REV that starts with a
-		// dash a revision.)
-		out, err := repo.Git(ctx, "log", "-1", "--no-walk", "--no-show-signature", "--format=%H %cI", "--end-of-options", since+"^{commit}", "--")
-		if err == nil {
-			c, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
+		resolved = make(chan error, 1)
+		early.Go(func() { resolved <- in.resolveSince(ectx, since, head.Commit) })
+	}
+	if need&readsVault != 0 && in.Vault != "" {
+		early.Go(func() { _, _ = in.vaultTree(ectx) })
+	}
+	// The scribe log starts now when its range needs no resolution, or
+	// when git can resolve --since inside the walk (sinceInWalk);
+	// otherwise once --since has resolved.
+	var spec []string
+	if need&readsScribeLog != 0 && in.Head != "" {
+		if since == "" {
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, []string{in.Head}) })
+		} else if sinceInWalk(since) {
+			spec = []string{"^" + since + "^{commit}", in.Head}
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, spec) })
 		}
-		if err != nil || c == "" {
-			err = fmt.Errorf("%s is not a commit in this repository", since)
+	}
+	if since == "" {
+		return in, nil
+	}
+	if err := <-resolved; err != nil {
+		cancel()
+		return nil, err
+	}
+	if need&readsScribeLog != 0 && in.Head != "" {
+		rng := []string{in.Since + ".." + in.Head}
+		if spec == nil {
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, rng) })
+		} else {
+			// A walk that failed on the revision as typed is redone on
+			// the resolved ids, so that its error is about the history.
+			first := in.scribePending
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) {
+				if log, err := first.wait(); err == nil {
+					return log, nil
+				}
+				return in.readScribeCommits(ectx, rng)
+			})
 		}
-		_, serr := os.Stat(filepath.Join(repo.CommonDir, "shallow"))
-		shallow := serr == nil
-		if err != nil {
-			if shallow {
-				return nil, fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
-			}
-			return nil, fmt.Errorf("--since %s: %w", since, err)
-		}
-		if shallow && head.Commit != "" && !repo.IsAncestor(ctx, c, head.Commit) {
-			// In a shallow clone the walk would stop at the graft and pass
-			// what it never saw: refuse instead of a silent pass.
-			return nil, fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
-		}
-		in.Since, in.VaultSince = c, date
 	}
 	return in, nil
+}
+
+// sinceInWalk reports whether --since REV can be handed to the history walk
+// as typed, "^REV^{commit}", and mean there what the resolution makes of
+// it: one revision, not a range ("A..B", "A^!", "A^@", "A^-") and not an
+// option or a negation. The walk then starts without waiting for the
+// resolution (both resolve REV the same way: git's get_oid).
+func sinceInWalk(since string) bool {
+	if since == "" || strings.HasPrefix(since, "-") || strings.HasPrefix(since, "^") {
+		return false
+	}
+	for _, s := range []string{"..", "^!", "^@", "^-"} {
+		if strings.Contains(since, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveSince sets Since and VaultSince from the --since revision.
+func (in *Input) resolveSince(ctx context.Context, since, head string) error {
+	repo := in.Repo
+	// One process resolves --since and reads its date; a shallow
+	// repository is one with a shallow file (gitrepository-layout(5)).
+	var c, date string
+	// (`git show -s` of an old commit took 61 ms on git/git, `git log
+	// -1 --no-walk` 8; --end-of-options keeps a REV that starts with a
+	// dash a revision.)
+	out, err := repo.Git(ctx, "log", "-1", "--no-walk", "--no-show-signature", "--format=%H %cI", "--end-of-options", since+"^{commit}", "--")
+	if err == nil {
+		c, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
+	}
+	if err != nil || c == "" {
+		err = fmt.Errorf("%s is not a commit in this repository", since)
+	}
+	_, serr := os.Stat(filepath.Join(repo.CommonDir, "shallow"))
+	shallow := serr == nil
+	if err != nil {
+		if shallow {
+			return fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
+		}
+		return fmt.Errorf("--since %s: %w", since, err)
+	}
+	if shallow && head != "" && !repo.IsAncestor(ctx, c, head) {
+		// In a shallow clone the walk would stop at the graft and pass
+		// what it never saw: refuse instead of a silent pass.
+		return fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
+	}
+	in.Since, in.VaultSince = c, date
+	return nil
 }
 
 // VaultPrefix names a file of the vault ref in findings.

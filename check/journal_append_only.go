@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -23,6 +24,8 @@ func newJournalAppendOnly() Rule {
 		describe: "journal entries are never edited or deleted, in any commit since --since or in uncommitted changes; archiving moves them verbatim",
 	}}
 }
+
+func (journalAppendOnly) reads() inputs { return readsVault }
 
 func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	w := &journalWalk{
@@ -96,6 +99,16 @@ type fileVersions struct {
 
 func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 	in := w.in
+	// The history's versions are listed while the newest are read.
+	var history *pending[[]rawCommit]
+	var wg sync.WaitGroup
+	if rng := w.rng; rng != "" {
+		if w.sinceDate != "" {
+			rng = "--since=" + w.sinceDate + "\x00" + rng
+		}
+		history = goRead(&wg, func() ([]rawCommit, error) { return logRaw(ctx, in, rng, []string{w.jPath, w.aPath}) })
+	}
+	defer wg.Wait()
 	var headJ, headA string
 	if w.head != "" {
 		w.hexLen = len(w.head)
@@ -118,11 +131,8 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		w.seq = newJournalSeq(headJ, aEntries, jEntries)
 	}
 	var vs []violation
-	if rng := w.rng; rng != "" {
-		if w.sinceDate != "" {
-			rng = "--since=" + w.sinceDate + "\x00" + rng
-		}
-		commits, err := logRaw(ctx, in, rng, []string{w.jPath, w.aPath})
+	if history != nil {
+		commits, err := history.wait()
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,8 @@ func newNoSecrets() Rule {
 	}}
 }
 
+func (noSecrets) reads() inputs { return readsVault }
+
 func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	files, err := in.vaultFiles()
 	if err != nil {
