@@ -104,6 +104,10 @@ type Input struct {
 	vaultOnce sync.Once
 	vault     vaultTree
 	vaultErr  error
+
+	// started holds, by rule id, the rules NewInput started because they
+	// read nothing --since decides (rangeFree).
+	started map[string]*pending[[]Finding]
 }
 
 // pending is a read running in the background.
@@ -139,6 +143,12 @@ const (
 	readsVault
 )
 
+// rangeFree is a rule that reads nothing --since decides (Since,
+// VaultSince, RevRange, the scribe log): NewInput starts it beside the
+// resolution and Run collects its findings. Only a rule whose own work
+// is worth it says so (SCR008 compiles gitleaks' rules for what it scans).
+type rangeFree interface{ rangeFree() }
+
 // reader is a rule that names the shared inputs it reads, so that NewInput
 // starts them before the rules run: the history walk, the longest read of
 // a check, then runs beside --since's resolution instead of after it.
@@ -152,8 +162,9 @@ type worktreeFile struct {
 
 // NewInput prepares a check of repo: it resolves HEAD and, when since is
 // not empty, the --since revision (an unknown revision is an error naming it).
-// rules are the rules the input is for (nil for none in particular): the
-// reads they share start now, beside the resolution.
+// rules are the rules Run will be given (nil for none in particular): the
+// reads they share, and those of them that need nothing of --since, start
+// now, beside the resolution.
 func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string, rules []Rule) (*Input, error) {
 	head, err := repo.Head(ctx)
 	if err != nil {
@@ -183,6 +194,14 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 	}
 	if need&readsVault != 0 && in.Vault != "" {
 		early.Go(func() { _, _ = in.vaultTree(ectx) })
+	}
+	for _, r := range rules {
+		if _, ok := r.(rangeFree); ok {
+			if in.started == nil {
+				in.started = map[string]*pending[[]Finding]{}
+			}
+			in.started[r.ID()] = goRead(&early, func() ([]Finding, error) { return r.Check(ectx, in) })
+		}
 	}
 	// The scribe log starts now when its range needs no resolution, or
 	// when git can resolve --since inside the walk (sinceInWalk);
@@ -223,10 +242,10 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 }
 
 // sinceInWalk reports whether --since REV can be handed to the history walk
-// as typed, "^REV^{commit}", and mean there what the resolution makes of
-// it: one revision, not a range ("A..B", "A^!", "A^@", "A^-") and not an
-// option or a negation. The walk then starts without waiting for the
-// resolution (both resolve REV the same way: git's get_oid).
+// as typed ("^REV^{commit}") and name there the commit the resolution
+// names: one revision, not a range ("A..B", "A^!", "A^@", "A^-"), an
+// option or a negation. git resolves both the same way (get_oid on the
+// same text), so the walk need not wait for the resolution.
 func sinceInWalk(since string) bool {
 	if since == "" || strings.HasPrefix(since, "-") || strings.HasPrefix(since, "^") {
 		return false
@@ -455,7 +474,13 @@ func Run(ctx context.Context, in *Input, rules []Rule) (Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			found, err := r.Check(ctx, in)
+			var found []Finding
+			var err error
+			if p, ok := in.started[r.ID()]; ok {
+				found, err = p.wait()
+			} else {
+				found, err = r.Check(ctx, in)
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("rule %s (%s): %w", r.ID(), r.Name(), err)
 				return

@@ -24,6 +24,8 @@ func newNoSecrets() Rule {
 
 func (noSecrets) reads() inputs { return readsVault }
 
+func (noSecrets) rangeFree() {}
+
 func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	files, err := in.vaultFiles()
 	if err != nil {
