@@ -45,22 +45,20 @@ func (bridgeNote) Check(ctx context.Context, in *Input) ([]Finding, error) {
 		return checkBridgeNote(in, in.Config.Paths.BridgeNote, string(data)), nil
 	}
 	// Every branch's note in the vault: each is some session's context.
-	paths, err := in.Repo.ListFiles(ctx, in.Vault, notes.VaultBridgeDir)
-	if err != nil {
-		return nil, err
-	}
-	files, err := in.Repo.ReadFiles(ctx, in.Vault, paths)
+	t, err := in.vaultTree(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []Finding
-	for _, p := range paths {
+	for _, p := range t.under(notes.VaultBridgeDir) {
 		if _, ok := notes.BranchOfBridgePath(p); ok {
-			out = append(out, checkBridgeNote(in, VaultPrefix+p, string(files[p]))...)
+			out = append(out, checkBridgeNote(in, VaultPrefix+p, string(t.files[p]))...)
 		}
 	}
 	return out, nil
 }
+
+func (bridgeNote) reads() inputs { return readsVault }
 
 func checkBridgeNote(in *Input, path, text string) []Finding {
 	var out []Finding

@@ -94,10 +94,65 @@ type Input struct {
 	mu    sync.Mutex
 	files map[string]worktreeFile
 
-	scribeOnce sync.Once
-	scribeLog  []patchCommit
-	scribeErr  error
+	// scribePending, when NewInput started scribeCommits' log for the
+	// rules it was made for, is that log; nil reads it on first use.
+	scribePending *pending[[]patchCommit]
+	scribeOnce    sync.Once
+	scribeLog     []patchCommit
+	scribeErr     error
+
+	vaultOnce sync.Once
+	vault     vaultTree
+	vaultErr  error
+
+	// started holds, by rule id, the rules NewInput started because they
+	// read nothing --since decides (rangeFree).
+	started map[string]*pending[[]Finding]
 }
+
+// pending is a read running in the background.
+type pending[T any] struct {
+	done chan struct{}
+	v    T
+	err  error
+}
+
+// goRead starts read in the background.
+func goRead[T any](wg *sync.WaitGroup, read func() (T, error)) *pending[T] {
+	p := &pending[T]{done: make(chan struct{})}
+	wg.Go(func() {
+		defer close(p.done)
+		p.v, p.err = read()
+	})
+	return p
+}
+
+// wait returns the read's result once it is done.
+func (p *pending[T]) wait() (T, error) {
+	<-p.done
+	return p.v, p.err
+}
+
+// inputs are the reads several rules share, which NewInput starts early.
+type inputs uint8
+
+const (
+	// readsScribeLog is scribeCommits: one `git log -p` over the range.
+	readsScribeLog inputs = 1 << iota
+	// readsVault is vaultTree: every file of the vault's tip.
+	readsVault
+)
+
+// rangeFree is a rule that reads nothing --since decides (Since,
+// VaultSince, RevRange, the scribe log): NewInput starts it beside the
+// resolution and Run collects its findings. Only a rule whose own work
+// is worth it says so (SCR008 compiles gitleaks' rules for what it scans).
+type rangeFree interface{ rangeFree() }
+
+// reader is a rule that names the shared inputs it reads, so that NewInput
+// starts them before the rules run: the history walk, the longest read of
+// a check, then runs beside --since's resolution instead of after it.
+type reader interface{ reads() inputs }
 
 type worktreeFile struct {
 	data []byte
@@ -107,7 +162,10 @@ type worktreeFile struct {
 
 // NewInput prepares a check of repo: it resolves HEAD and, when since is
 // not empty, the --since revision (an unknown revision is an error naming it).
-func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string) (*Input, error) {
+// rules are the rules Run will be given (nil for none in particular): the
+// reads they share, and those of them that need nothing of --since, start
+// now, beside the resolution.
+func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since string, rules []Rule) (*Input, error) {
 	head, err := repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -116,36 +174,121 @@ func NewInput(ctx context.Context, repo *gitops.Repo, cfg config.Config, since s
 	if in.Vault, err = repo.VaultTip(ctx); err != nil {
 		return nil, err
 	}
+	var need inputs
+	for _, r := range rules {
+		if rd, ok := r.(reader); ok {
+			need |= rd.reads()
+		}
+	}
+	// The early reads run under a context of their own, cancelled when
+	// they are all done or when the input cannot be made. The walk is
+	// started last: Go runs the newest goroutine first, so its git
+	// process, the longest of a check, starts before the others.
+	ectx, cancel := context.WithCancel(ctx)
+	var early sync.WaitGroup
+	defer func() { go func() { early.Wait(); cancel() }() }()
+	var resolved chan error
 	if since != "" {
-		// One process resolves --since and reads its date; a shallow
-		// repository is one with a shallow file (gitrepository-layout(5)).
-		var c, date string
-		// (`git show -s` of an old commit took 61 ms on git/git, `git log
-		// -1 --no-walk` 8; --end-of-options keeps a REV that starts with a
-		// dash a revision.)
-		out, err := repo.Git(ctx, "log", "-1", "--no-walk", "--no-show-signature", "--format=%H %cI", "--end-of-options", since+"^{commit}", "--")
-		if err == nil {
-			c, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
-		}
-		if err != nil || c == "" {
-			err = fmt.Errorf("%s is not a commit in this repository", since)
-		}
-		_, serr := os.Stat(filepath.Join(repo.CommonDir, "shallow"))
-		shallow := serr == nil
-		if err != nil {
-			if shallow {
-				return nil, fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
+		resolved = make(chan error, 1)
+		early.Go(func() { resolved <- in.resolveSince(ectx, since, head.Commit) })
+	}
+	if need&readsVault != 0 && in.Vault != "" {
+		early.Go(func() { _, _ = in.vaultTree(ectx) })
+	}
+	for _, r := range rules {
+		if _, ok := r.(rangeFree); ok {
+			if in.started == nil {
+				in.started = map[string]*pending[[]Finding]{}
 			}
-			return nil, fmt.Errorf("--since %s: %w", since, err)
+			in.started[r.ID()] = goRead(&early, func() ([]Finding, error) { return r.Check(ectx, in) })
 		}
-		if shallow && head.Commit != "" && !repo.IsAncestor(ctx, c, head.Commit) {
-			// In a shallow clone the walk would stop at the graft and pass
-			// what it never saw: refuse instead of a silent pass.
-			return nil, fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
+	}
+	// The scribe log starts now when its range needs no resolution, or
+	// when git can resolve --since inside the walk (sinceInWalk);
+	// otherwise once --since has resolved.
+	var spec []string
+	if need&readsScribeLog != 0 && in.Head != "" {
+		if since == "" {
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, []string{in.Head}) })
+		} else if sinceInWalk(since) {
+			spec = []string{"^" + since + "^{commit}", in.Head}
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, spec) })
 		}
-		in.Since, in.VaultSince = c, date
+	}
+	if since == "" {
+		return in, nil
+	}
+	if err := <-resolved; err != nil {
+		cancel()
+		return nil, err
+	}
+	if need&readsScribeLog != 0 && in.Head != "" {
+		rng := []string{in.Since + ".." + in.Head}
+		if spec == nil {
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) { return in.readScribeCommits(ectx, rng) })
+		} else {
+			// A walk that failed on the revision as typed is redone on
+			// the resolved ids, so that its error is about the history.
+			first := in.scribePending
+			in.scribePending = goRead(&early, func() ([]patchCommit, error) {
+				if log, err := first.wait(); err == nil {
+					return log, nil
+				}
+				return in.readScribeCommits(ectx, rng)
+			})
+		}
 	}
 	return in, nil
+}
+
+// sinceInWalk reports whether --since REV can be handed to the history walk
+// as typed ("^REV^{commit}") and name there the commit the resolution
+// names: one revision, not a range ("A..B", "A^!", "A^@", "A^-"), an
+// option or a negation. git resolves both the same way (get_oid on the
+// same text), so the walk need not wait for the resolution.
+func sinceInWalk(since string) bool {
+	if since == "" || strings.HasPrefix(since, "-") || strings.HasPrefix(since, "^") {
+		return false
+	}
+	for _, s := range []string{"..", "^!", "^@", "^-"} {
+		if strings.Contains(since, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveSince sets Since and VaultSince from the --since revision.
+func (in *Input) resolveSince(ctx context.Context, since, head string) error {
+	repo := in.Repo
+	// One process resolves --since and reads its date; a shallow
+	// repository is one with a shallow file (gitrepository-layout(5)).
+	var c, date string
+	// (`git show -s` of an old commit took 61 ms on git/git, `git log
+	// -1 --no-walk` 8; --end-of-options keeps a REV that starts with a
+	// dash a revision.)
+	out, err := repo.Git(ctx, "log", "-1", "--no-walk", "--no-show-signature", "--format=%H %cI", "--end-of-options", since+"^{commit}", "--")
+	if err == nil {
+		c, date, _ = strings.Cut(strings.TrimSpace(string(out)), " ")
+	}
+	if err != nil || c == "" {
+		err = fmt.Errorf("%s is not a commit in this repository", since)
+	}
+	_, serr := os.Stat(filepath.Join(repo.CommonDir, "shallow"))
+	shallow := serr == nil
+	if err != nil {
+		if shallow {
+			return fmt.Errorf("--since %s: the history is too shallow to check (this clone is shallow and lacks that commit); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since)
+		}
+		return fmt.Errorf("--since %s: %w", since, err)
+	}
+	if shallow && head != "" && !repo.IsAncestor(ctx, c, head) {
+		// In a shallow clone the walk would stop at the graft and pass
+		// what it never saw: refuse instead of a silent pass.
+		return fmt.Errorf("--since %s: the history is too shallow to check what changed since it (the clone is shallow and %s is not reachable from HEAD); fetch the whole history first: actions/checkout's fetch-depth: 0, or git fetch --unshallow", since, since)
+	}
+	in.Since, in.VaultSince = c, date
+	return nil
 }
 
 // VaultPrefix names a file of the vault ref in findings.
@@ -159,12 +302,55 @@ func (in *Input) Record(ctx context.Context, vaultPath, branchPath string) (file
 		data, ok, err = in.ReadFile(branchPath)
 		return branchPath, data, ok, err
 	}
-	m, err := in.Repo.ReadFiles(ctx, in.Vault, []string{vaultPath})
+	t, err := in.vaultTree(ctx)
 	if err != nil {
 		return VaultPrefix + vaultPath, nil, false, err
 	}
-	data, ok = m[vaultPath]
+	data, ok = t.files[vaultPath]
 	return VaultPrefix + vaultPath, data, ok, nil
+}
+
+// vaultTree is the files of the vault's tip.
+type vaultTree struct {
+	paths []string // as git lists them
+	files map[string][]byte
+}
+
+// under returns the paths of t under dir, as `git ls-tree -r <tip> --
+// dir/` lists them.
+func (t vaultTree) under(dir string) []string {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	var out []string
+	for _, p := range t.paths {
+		if strings.HasPrefix(p, prefix) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// vaultTree reads every file of the vault's tip, once per check: one
+// listing and one read serve all the rules that look at the vault (the
+// journal, the bridge notes, the secret scan of every file), where each
+// listed and read on its own (a git process apiece through plumbing).
+func (in *Input) vaultTree(ctx context.Context) (vaultTree, error) {
+	in.vaultOnce.Do(func() {
+		if in.Vault == "" {
+			return
+		}
+		paths, err := in.Repo.ListFiles(ctx, in.Vault, "")
+		if err != nil {
+			in.vaultErr = err
+			return
+		}
+		files, err := in.Repo.ReadFiles(ctx, in.Vault, paths)
+		if err != nil {
+			in.vaultErr = err
+			return
+		}
+		in.vault = vaultTree{paths: paths, files: files}
+	})
+	return in.vault, in.vaultErr
 }
 
 // RevRange is the argument naming the history to verify for git log, or ""
@@ -288,7 +474,13 @@ func Run(ctx context.Context, in *Input, rules []Rule) (Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			found, err := r.Check(ctx, in)
+			var found []Finding
+			var err error
+			if p, ok := in.started[r.ID()]; ok {
+				found, err = p.wait()
+			} else {
+				found, err = r.Check(ctx, in)
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("rule %s (%s): %w", r.ID(), r.Name(), err)
 				return

@@ -124,16 +124,23 @@ const wholeFile = 1 << 30
 // branch-history rules watch: CLAUDE.md, progress.md, the memory directory
 // and the trap records. It is one `git log -p` for all of those rules,
 // walked once per check however many of them run: each walk of a long
-// history costs what `git log -p` over the same paths costs.
+// history costs what `git log -p` over the same paths costs. NewInput
+// starts it when its rules read it.
 func (in *Input) scribeCommits(ctx context.Context) ([]patchCommit, error) {
+	if in.scribePending != nil {
+		return in.scribePending.wait()
+	}
 	in.scribeOnce.Do(func() {
-		rng := in.RevRange()
-		if rng == "" {
-			return
+		if rng := in.RevRange(); rng != "" {
+			in.scribeLog, in.scribeErr = in.readScribeCommits(ctx, []string{rng})
 		}
-		in.scribeLog, in.scribeErr = logPatch(ctx, in, rng, in.scribePathspecs(), wholeFile, "--grep=^"+gitops.TrailerMode+": ")
 	})
 	return in.scribeLog, in.scribeErr
+}
+
+// readScribeCommits runs scribeCommits' walk over revs.
+func (in *Input) readScribeCommits(ctx context.Context, revs []string) ([]patchCommit, error) {
+	return logPatch(ctx, in, revs, in.scribePathspecs(), wholeFile, "--grep=^"+gitops.TrailerMode+": ")
 }
 
 // scribePathspecs are the paths scribeCommits watches. The files wrap owns
@@ -153,13 +160,14 @@ func (in *Input) scribePathspecs() []string {
 	return specs
 }
 
-// logPatch runs one `git log -p` over paths in rng, newest first, with
-// lines of context and extra options (e.g. --grep).
-func logPatch(ctx context.Context, in *Input, rng string, paths []string, lines int, extra ...string) ([]patchCommit, error) {
+// logPatch runs one `git log -p` over paths in the history revs name,
+// newest first, with lines of context and extra options (e.g. --grep).
+func logPatch(ctx context.Context, in *Input, revs []string, paths []string, lines int, extra ...string) ([]patchCommit, error) {
 	args := append([]string{"-c", "core.quotePath=false", "log", "-p", "--text", "--full-index", "-U" + strconv.Itoa(lines)}, logSafety()...)
 	args = append(args, "--src-prefix=a/", "--dst-prefix=b/", "--format=%x00%x1eSCRIBE-COMMIT %H %P%x00%B%x00")
 	args = append(args, extra...)
-	args = append(args, rng, "--")
+	args = append(args, revs...)
+	args = append(args, "--")
 	args = append(args, paths...)
 	out, err := in.Repo.Git(ctx, args...)
 	if err != nil {

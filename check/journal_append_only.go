@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -23,6 +24,8 @@ func newJournalAppendOnly() Rule {
 		describe: "journal entries are never edited or deleted, in any commit since --since or in uncommitted changes; archiving moves them verbatim",
 	}}
 }
+
+func (journalAppendOnly) reads() inputs { return readsVault }
 
 func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	w := &journalWalk{
@@ -96,10 +99,20 @@ type fileVersions struct {
 
 func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 	in := w.in
+	// The history's versions are listed while the newest are read.
+	var history *pending[[]rawCommit]
+	var wg sync.WaitGroup
+	if rng := w.rng; rng != "" {
+		if w.sinceDate != "" {
+			rng = "--since=" + w.sinceDate + "\x00" + rng
+		}
+		history = goRead(&wg, func() ([]rawCommit, error) { return logRaw(ctx, in, rng, []string{w.jPath, w.aPath}) })
+	}
+	defer wg.Wait()
 	var headJ, headA string
 	if w.head != "" {
 		w.hexLen = len(w.head)
-		m, err := in.Repo.ReadFiles(ctx, w.head, []string{w.jPath, w.aPath})
+		m, err := w.headFiles(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read the journal at HEAD: %w", err)
 		}
@@ -118,11 +131,8 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		w.seq = newJournalSeq(headJ, aEntries, jEntries)
 	}
 	var vs []violation
-	if rng := w.rng; rng != "" {
-		if w.sinceDate != "" {
-			rng = "--since=" + w.sinceDate + "\x00" + rng
-		}
-		commits, err := logRaw(ctx, in, rng, []string{w.jPath, w.aPath})
+	if history != nil {
+		commits, err := history.wait()
 		if err != nil {
 			return nil, err
 		}
@@ -172,6 +182,25 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 		return nil, nil
 	}
 	return w.findings(ctx, vs, string(wj), string(wa)), nil
+}
+
+// headFiles reads the journal and the archive at w.head: from the vault
+// tree the check reads once when w.head is the vault's tip.
+func (w *journalWalk) headFiles(ctx context.Context) (map[string][]byte, error) {
+	if w.head != w.in.Vault {
+		return w.in.Repo.ReadFiles(ctx, w.head, []string{w.jPath, w.aPath})
+	}
+	t, err := w.in.vaultTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]byte{}
+	for _, p := range []string{w.jPath, w.aPath} {
+		if b, ok := t.files[p]; ok {
+			m[p] = b
+		}
+	}
+	return m, nil
 }
 
 // prepareThreshold is how many archive versions make hashing them up front,

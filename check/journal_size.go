@@ -18,6 +18,8 @@ func newJournalSize() Rule {
 	}}
 }
 
+func (journalSize) reads() inputs { return readsVault }
+
 func (journalSize) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path, data, ok, err := in.Record(ctx, notes.VaultJournal, in.Config.Paths.Journal)
 	if err != nil || !ok {

@@ -76,7 +76,7 @@ func (tr *testRepo) inputWith(cfg config.Config, since string) *Input {
 	if err != nil {
 		tr.T.Fatal(err)
 	}
-	in, err := NewInput(ctx, repo, cfg, since)
+	in, err := NewInput(ctx, repo, cfg, since, nil)
 	if err != nil {
 		tr.T.Fatal(err)
 	}

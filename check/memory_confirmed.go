@@ -24,6 +24,8 @@ func newMemoryConfirmed() Rule {
 	}}
 }
 
+func (memoryConfirmed) reads() inputs { return readsScribeLog }
+
 func (memoryConfirmed) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	p := in.Config.Paths
 	memDir := strings.TrimSuffix(p.MemoryDir, "/")

@@ -24,6 +24,8 @@ func newProgressTicks() Rule {
 
 var doneStamp = lazyre.New(`\(done [^()]+\)\s*$`)
 
+func (progressTicks) reads() inputs { return readsScribeLog }
+
 func (progressTicks) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.Progress
 	commits, err := in.scribeCommits(ctx)

@@ -28,6 +28,8 @@ func newProjectRules() Rule {
 	}}
 }
 
+func (projectRules) reads() inputs { return readsScribeLog }
+
 func (projectRules) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	path := in.Config.Paths.ClaudeMD
 	commits, err := in.scribeCommits(ctx)

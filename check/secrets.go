@@ -22,6 +22,10 @@ func newNoSecrets() Rule {
 	}}
 }
 
+func (noSecrets) reads() inputs { return readsVault }
+
+func (noSecrets) rangeFree() {}
+
 func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	files, err := in.vaultFiles()
 	if err != nil {
@@ -38,17 +42,13 @@ func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 		}
 	}
 	if in.Vault != "" {
-		vp, err := in.Repo.ListFiles(ctx, in.Vault, "")
+		t, err := in.vaultTree(ctx)
 		if err != nil {
 			return nil, err
 		}
-		vf, err := in.Repo.ReadFiles(ctx, in.Vault, vp)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range vp {
+		for _, p := range t.paths {
 			files = append(files, VaultPrefix+p)
-			texts[VaultPrefix+p] = vf[p]
+			texts[VaultPrefix+p] = t.files[p]
 		}
 	}
 	var out []Finding

@@ -119,7 +119,7 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	if err != nil {
 		return err
 	}
-	in, err := check.NewInput(ctx, repo, cfg.Config, opts.Since)
+	in, err := check.NewInput(ctx, repo, cfg.Config, opts.Since, rules)
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
