@@ -55,11 +55,18 @@ func ValidateTrapInput(in TrapInput) error {
 	return nil
 }
 
+// titleWithoutStop drops the punctuation a title may end in (a sentence's
+// full stop): the title is the record's heading, and markdownlint's MD026
+// refuses a heading that ends in it.
+func titleWithoutStop(t string) string {
+	return strings.TrimRight(t, ".,;:!。，；：！ ")
+}
+
 // AbstractTrap turns the raw incident into a record in general form: every
 // field passes the Abstractor.
 func AbstractTrap(in TrapInput, a Abstractor) Trap {
 	t := Trap{
-		Title:     oneLine(a.Abstract(in.Title)),
+		Title:     titleWithoutStop(oneLine(a.Abstract(in.Title))),
 		Pattern:   markdown.CanonicalText(a.Abstract(in.Pattern)),
 		Lesson:    markdown.CanonicalText(a.Abstract(in.CatchSignal)),
 		AppliesTo: markdown.CanonicalText(a.Abstract(in.Context)),
