@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/renameio/v2"
+	"github.com/git-scribe/git-scribe/gitops"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -86,8 +86,8 @@ func writeManPagesAs(root *cobra.Command, dir, release string) ([]string, error)
 	for i := len(cmds) - 1; i >= 0; i-- {
 		c := cmds[i]
 		path := filepath.Join(dir, manPageName(c))
-		if err := renameio.WriteFile(path, renderManPage(c, date, ver), 0o644); err != nil {
-			return written, fmt.Errorf("write man page %s: %w", path, err)
+		if err := gitops.WriteFileAtomic(path, renderManPage(c, date, ver)); err != nil {
+			return written, fmt.Errorf("write man page: %w", err)
 		}
 		written = append(written, path)
 	}
