@@ -366,15 +366,25 @@ func MarkDurable(cands []Candidate, mentions []Followup, theta float64) []Candid
 	for _, f := range mentions {
 		texts = append(texts, NormalizeFollowup(f.Text))
 	}
-	for _, c := range cands {
-		texts = append(texts, NormalizeFollowup(c.Text))
+	// A candidate is compared as a source's item is read: its tag split
+	// off, capped at maxFollowupRunes. A --next longer than the cap is
+	// journaled whole but read back capped; compared whole (its words and
+	// identifiers past the cap), it looked lost.
+	candTexts := make([]string, len(cands))
+	candTags := make([]string, len(cands))
+	for i, c := range cands {
+		candTexts[i], candTags[i] = cleanFollowup(c.Text)
+		texts = append(texts, NormalizeFollowup(candTexts[i]))
 	}
 	nm := len(mentions)
 	projectOf := func(i int) string {
 		if i < nm {
 			return strings.ToLower(mentions[i].Project)
 		}
-		return strings.ToLower(cands[i-nm].Project)
+		if p := cands[i-nm].Project; p != "" {
+			return strings.ToLower(p)
+		}
+		return strings.ToLower(candTags[i-nm]) // a "(project) …" tag in the text
 	}
 	compatible := func(i, j int) bool {
 		if (i < nm) == (j < nm) {
@@ -397,7 +407,7 @@ func MarkDurable(cands []Candidate, mentions []Followup, theta float64) []Candid
 		if i < nm {
 			return newIdentifierSet(mentions[i].Text)
 		}
-		return newIdentifierSet(cands[i-nm].Text)
+		return newIdentifierSet(candTexts[i-nm])
 	}
 	idx := &similarity.Index{Theta: theta, Texts: texts}
 	idx.Pairs(compatible, func(i, j int) {
