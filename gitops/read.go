@@ -1,14 +1,11 @@
 package gitops
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -601,55 +598,12 @@ func readFilesGoGit(st storer.EncodedObjectStorer, commit string, paths []string
 	return m, nil
 }
 
+// readFilesPlumbing reads paths at commit ("" for the index) with one
+// `git cat-file --batch` (readVaultPlumbing without trees).
 func (r *Repo) readFilesPlumbing(ctx context.Context, commit string, paths []string) (map[string][]byte, error) {
-	m := make(map[string][]byte, len(paths))
 	if len(paths) == 0 {
-		return m, nil
+		return map[string][]byte{}, nil
 	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		fmt.Fprintf(&in, "%s:%s\n", commit, p)
-	}
-	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
-	cmd.Dir = r.WorkTree
-	cmd.Stdin = &in
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, &GitError{Args: []string{"cat-file", "--batch"}, Stderr: errb.String(), Err: err}
-	}
-	br := bufio.NewReader(bytes.NewReader(out))
-	for _, p := range paths {
-		header, err := br.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("read %s:%s: %w", commit, p, err)
-		}
-		if strings.HasSuffix(header, " missing\n") || strings.HasSuffix(header, " ambiguous\n") {
-			continue
-		}
-		f := strings.Fields(header)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("read %s:%s: unexpected cat-file header %q", commit, p, header)
-		}
-		if f[1] != "blob" {
-			// a directory or submodule at a vault path: not a file we can read
-			n, _ := strconv.Atoi(f[2])
-			if _, err := br.Discard(n + 1); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		n, err := strconv.Atoi(f[2])
-		if err != nil {
-			return nil, fmt.Errorf("read %s:%s: bad size in %q", commit, p, header)
-		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, err
-		}
-		br.Discard(1)
-		m[p] = b
-	}
-	return m, nil
+	files, _, err := r.readVaultPlumbing(ctx, commit, nil, paths)
+	return files, err
 }
