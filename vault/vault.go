@@ -40,6 +40,9 @@ type Vault struct {
 	tip      string // vaultTip's memo
 	tipKnown bool
 	infos    map[string]gitops.CommitInfo // commitInfos' memo
+	// prepared and prefetched say PrepareWrite and PrefetchWrapReads ran:
+	// a command starts them once (its cmd, and Wrap for other callers).
+	prepared, prefetched bool
 	// dashboard is the ACTIVE-STATUS dashboard last regenerated;
 	// regenerated counts the regenerations (the tests count them).
 	dashboard   *dashboardMemo

@@ -107,6 +107,10 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 // and its session listing. Each is waited for by its use; unused (an
 // explicit wrap that ends a session) it is dropped.
 func (v *Vault) PrefetchWrapReads(ctx context.Context) {
+	if v.prefetched {
+		return // the command started them already (cmd, then Wrap)
+	}
+	v.prefetched = true
 	if head, err := v.Repo.Head(ctx); err == nil {
 		v.Repo.PrefetchWorktree(ctx, v.ownPaths(), head.Commit)
 	}
@@ -121,9 +125,10 @@ func (v *Vault) PrefetchWrapReads(ctx context.Context) {
 // numstat and, when records are queued (they land: the wrap writes), the
 // lock holder object. Each is taken by its use, or left unused.
 func (v *Vault) PrepareWrite(ctx context.Context) {
-	if v.ReadOnly {
+	if v.ReadOnly || v.prepared {
 		return
 	}
+	v.prepared = true
 	if head, err := v.Repo.Head(ctx); err == nil {
 		v.prefetchTracked(ctx, head)
 	}
