@@ -67,6 +67,14 @@ func (v *Vault) Sessions(ctx context.Context) (map[string]notes.Session, error) 
 	return v.sessionsAt(ctx, tip)
 }
 
+// writtenPaths are the vault files a write from head may change or the
+// view after it shows — the journal, the archive, ACTIVE-STATUS, the
+// branch's bridge note — plus more: what a command reads with the session
+// records (ReadVaultFiles keeps it for the write and the view).
+func (v *Vault) writtenPaths(head gitops.Head, more ...string) []string {
+	return append([]string{notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus, notes.BridgeVaultPath(head.Ref)}, more...)
+}
+
 // sessionsAt reads the session records at the vault commit tip. also are
 // vault paths read with them, for the write that follows (ReadVaultFiles
 // keeps them): a Stop's bridge note and its own record.
@@ -183,11 +191,9 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if err != nil {
 		return rep, err
 	}
-	// The turn writes its record and the bridge note; the view rendered
-	// after it shows the journal, the archive and ACTIVE-STATUS too: all
-	// read here, in the one git process that reads the records.
-	all, err := v.sessionsAt(ctx, tip, notes.BridgeVaultPath(head.Ref), notes.SessionVaultPath(id),
-		notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus)
+	// The turn writes its record and the bridge note, and the view shows
+	// the rest: read with the records, in one git process.
+	all, err := v.sessionsAt(ctx, tip, v.writtenPaths(head, notes.SessionVaultPath(id))...)
 	if err != nil {
 		rep.Warnings = append(rep.Warnings, err.Error())
 	}
@@ -351,7 +357,7 @@ func (v *Vault) FinaliseSessions(ctx context.Context, reason string, in notes.Wr
 	}
 	// The files a wrap or a journal entry writes are read with the records,
 	// in one git process, for the planning and the write that follow.
-	all, err := v.sessionsAt(ctx, tip, notes.VaultJournal, notes.VaultArchive, notes.VaultActiveStatus, notes.BridgeVaultPath(head.Ref))
+	all, err := v.sessionsAt(ctx, tip, v.writtenPaths(head)...)
 	if err != nil || len(all) == 0 {
 		return rep, err
 	}
