@@ -401,10 +401,10 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 						continue
 					}
 					sp := notes.SessionVaultPath(p.Session.ID)
-					if have, err := notes.ParseSession(cur[sp]); err == nil && have.Stops > p.Session.Stops {
+					if have, err := v.parseSession(cur[sp]); err == nil && have.Stops > p.Session.Stops {
 						continue // a newer turn of the session landed first: keep it
 					}
-					res[sp] = p.Session.Render()
+					res[sp] = p.renderSession()
 				}
 				for _, p := range all {
 					for _, id := range p.Prune {
@@ -412,7 +412,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 						if _, written := res[sp]; written {
 							continue
 						}
-						if have, err := notes.ParseSession(cur[sp]); err == nil && prunable(have) {
+						if have, err := v.parseSession(cur[sp]); err == nil && prunable(have) {
 							res[sp] = nil // deleted; an older vault commit keeps it
 						}
 					}

@@ -116,7 +116,7 @@ func (v *Vault) readSessionsAt(ctx context.Context, tip string, also []string) (
 		return out, fmt.Errorf("read session records: %w", err)
 	}
 	for _, p := range paths {
-		s, err := notes.ParseSession(files[p])
+		s, err := v.parseSession(files[p])
 		if err != nil {
 			continue
 		}
@@ -125,6 +125,58 @@ func (v *Vault) readSessionsAt(ctx context.Context, tip string, also []string) (
 		}
 	}
 	return out, nil
+}
+
+// parseSession is notes.ParseSession, kept by the record's bytes: a
+// write's Build reads back, at the tip, the records this command parsed
+// when it started (a long session's record is tens of KB of YAML, ~2 ms a
+// parse). Each caller gets its own copy.
+func (v *Vault) parseSession(b []byte) (notes.Session, error) {
+	v.sessionParsesMu.Lock()
+	s, ok := v.sessionParses[string(b)]
+	v.sessionParsesMu.Unlock()
+	if ok {
+		return s.Clone(), nil
+	}
+	s, err := notes.ParseSession(b)
+	if err != nil {
+		return s, err
+	}
+	v.sessionParsesMu.Lock()
+	if v.sessionParses == nil || len(v.sessionParses) >= 64 {
+		v.sessionParses = map[string]notes.Session{} // a long-running process keeps few
+	}
+	v.sessionParses[string(b)] = s.Clone()
+	v.sessionParsesMu.Unlock()
+	return s, nil
+}
+
+// sessionRender is a session record rendered in the background; the
+// record must not change once it started.
+type sessionRender struct {
+	of   *notes.Session
+	done chan struct{}
+	b    []byte
+}
+
+// renderAhead starts rendering s.
+func renderAhead(s *notes.Session) *sessionRender {
+	r := &sessionRender{of: s, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.b = s.Render()
+	}()
+	return r
+}
+
+// renderSession is p.Session rendered: the render made ahead when it is
+// of this record.
+func (p Plan) renderSession() []byte {
+	if r := p.rendered; r != nil && r.of == p.Session {
+		<-r.done
+		return r.b
+	}
+	return p.Session.Render()
 }
 
 // SessionState is what SessionStart leaves under the git dir (never the
@@ -260,6 +312,9 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 			return rep, err
 		}
 	} else {
+		// The record is complete: it renders (tens of KB of YAML in a long
+		// session) while the status scan finishes.
+		rendered := renderAhead(&rec)
 		ch, err := v.uncommitted(ctx, head)
 		if err != nil {
 			return rep, err
@@ -267,7 +322,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		b := v.sessionBridge(ctx, rec, in, ch, head)
 		p = Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "session turn: record + bridge note (no journal entry per turn)",
 			Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
-			DoneAt: now, Head: head.Commit, Branch: head.Ref}
+			DoneAt: now, Head: head.Commit, Branch: head.Ref, rendered: rendered}
 	}
 	p.Prune = pruneSessions(all, id)
 	plans = append(plans, p)
@@ -1145,7 +1200,7 @@ func (v *Vault) RoutePending(ctx context.Context, pending []PendingFollowup, rou
 			out := map[string][]byte{}
 			for id, sts := range status {
 				p := notes.SessionVaultPath(id)
-				s, err := notes.ParseSession(cur[p])
+				s, err := v.parseSession(cur[p])
 				if err != nil {
 					continue
 				}

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-scribe/git-scribe/config"
@@ -49,6 +50,10 @@ type Vault struct {
 	regenerated int
 	// parsedSessions are the session records parsed at a vault commit.
 	parsedSessions map[string]map[string]notes.Session
+	// sessionParses are session records parsed by their bytes: a write's
+	// Build reads back the records the command parsed at its start.
+	sessionParses   map[string]notes.Session
+	sessionParsesMu sync.Mutex
 	// infosAhead is a commitInfos read started early (prefetchInfos).
 	infosAhead *infoPrefetch
 

@@ -51,6 +51,9 @@ type Plan struct {
 	Prune []string `json:"prune,omitempty"`
 
 	lastFingerprint string // of the newest scribe commit, read while planning
+	// rendered is Session rendered ahead (renderAhead), beside the Stop's
+	// last read.
+	rendered *sessionRender
 }
 
 // WrapReport is what wrap did, for people and for --json.

@@ -1,0 +1,70 @@
+package vault
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+func longSession(commits int) notes.Session {
+	s := notes.Session{ID: "s1", Status: notes.SessionOpen, Branch: "refs/heads/main",
+		Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Stops: commits}
+	for i := 0; i < commits; i++ {
+		s.Commits = append(s.Commits, notes.SessionCommit{SHA: "0123456789abcdef0123456789abcdef0123456" + string(rune('a'+i%6)),
+			Subject: "change", Files: []string{"a.go", "b.go"}})
+	}
+	return s
+}
+
+// A write's Build reads back the records the command parsed when it
+// started: the same bytes are parsed once, and every caller gets a copy
+// of its own.
+func TestParseSessionIsKeptByItsBytes(t *testing.T) {
+	v := &Vault{}
+	b := longSession(50).Render()
+	first, err := v.parseSession(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Commits[0].Files[0] = "changed by the first caller"
+	first.Stops = -1
+	second, err := v.parseSession(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.sessionParses) != 1 {
+		t.Fatalf("%d parses kept, want 1 (the same bytes twice)", len(v.sessionParses))
+	}
+	if second.Stops != 50 || second.Commits[0].Files[0] != "a.go" {
+		t.Fatalf("the second parse saw the first caller's change: stops %d, file %q", second.Stops, second.Commits[0].Files[0])
+	}
+	if !bytes.Equal(second.Render(), b) {
+		t.Fatal("a kept parse renders differently from the bytes it was parsed from")
+	}
+	if _, err := v.parseSession([]byte("id: [")); err == nil {
+		t.Fatal("a broken record parsed")
+	}
+	if len(v.sessionParses) != 1 {
+		t.Fatal("a failed parse was kept")
+	}
+}
+
+// A Stop renders its record beside the status scan; the write uses that
+// render only for the record it was made of.
+func TestRenderAheadIsOfItsRecord(t *testing.T) {
+	rec := longSession(20)
+	p := Plan{Session: &rec, rendered: renderAhead(&rec)}
+	if got := p.renderSession(); !bytes.Equal(got, rec.Render()) {
+		t.Fatal("the render made ahead differs from Render")
+	}
+	other := longSession(3)
+	p.Session = &other
+	if got := p.renderSession(); !bytes.Equal(got, other.Render()) {
+		t.Fatal("a plan whose record changed wrote the render of the old one")
+	}
+	if got := (Plan{Session: &other}).renderSession(); !bytes.Equal(got, other.Render()) {
+		t.Fatal("a plan without a render made ahead")
+	}
+}
