@@ -237,7 +237,8 @@ func Load(workTree string, env []string) (*Loaded, error) {
 	}
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, "SCRIBE_") || strings.HasPrefix(name, "SCRIBE_DISPATCH_") {
+		// Set but empty is unset (`SCRIBE_X= git scribe …` clears it).
+		if !ok || val == "" || !strings.HasPrefix(name, "SCRIBE_") || strings.HasPrefix(name, "SCRIBE_DISPATCH_") {
 			continue
 		}
 		key := strings.ToLower(strings.TrimPrefix(name, "SCRIBE_"))

@@ -15,7 +15,8 @@ func TestLoadPrecedence(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, RepoFile), []byte("journal_max: 7\npaths:\n  journal: notes/j.md\ntimezone: Asia/Seoul\ndispatch:\n  runner: fake\n"), 0o644)
 	os.MkdirAll(filepath.Join(home, "git-scribe"), 0o755)
 	os.WriteFile(filepath.Join(home, "git-scribe", "config.yaml"), []byte("journal_max: 9\nbridge_tokens: 800\n"), 0o644)
-	env := []string{"XDG_CONFIG_HOME=" + home, "SCRIBE_BRIDGE_TOKENS=600", "SCRIBE_LOCK_TIMEOUT=5s", "SCRIBE_DISPATCH_RUNNER=x"}
+	// SCRIBE_JOURNAL_MAX is set but empty: unset, not an error.
+	env := []string{"XDG_CONFIG_HOME=" + home, "SCRIBE_BRIDGE_TOKENS=600", "SCRIBE_LOCK_TIMEOUT=5s", "SCRIBE_DISPATCH_RUNNER=x", "SCRIBE_JOURNAL_MAX="}
 	l, err := Load(repo, env)
 	if err != nil {
 		t.Fatal(err)
