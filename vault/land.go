@@ -401,8 +401,12 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 						continue
 					}
 					sp := notes.SessionVaultPath(p.Session.ID)
-					if have, err := v.parseSession(cur[sp]); err == nil && have.Stops > p.Session.Stops {
-						continue // a newer turn of the session landed first: keep it
+					if have, err := v.parseSession(cur[sp]); err == nil &&
+						(have.Stops > p.Session.Stops || (!have.Open() && p.Session.Open())) {
+						// A newer turn of the session landed first, or the
+						// session was journaled since this turn was queued:
+						// keep it (reopened, it would be journaled twice).
+						continue
 					}
 					res[sp] = p.renderSession()
 				}
