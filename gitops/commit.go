@@ -216,6 +216,7 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		req.RemoteLock = r.RemoteLock
 	}
 	if req.RemoteLock != "" && len(req.Locks) > 0 {
+		r.ReleasePrepared(ctx) // the remote is never waited for holding local locks
 		rl, err := r.AcquireRemote(ctx, req.RemoteLock, req.Locks, req.LockOptions)
 		var ue *UnreachableError
 		var rle *RemoteLockedError

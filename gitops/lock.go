@@ -12,6 +12,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -130,6 +131,9 @@ func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Loc
 // their exact old value. A process never holds part of a set while waiting,
 // so two callers cannot deadlock.
 func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions) ([]*Lock, error) {
+	if held := r.takePreparedLocks(ctx, names, opts); held != nil {
+		return held, nil
+	}
 	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)
 	if err != nil || len(names) == 0 {
 		return nil, err
@@ -251,26 +255,118 @@ func lockNames(names []string) ([]string, error) {
 // with its reads instead of waiting for it at the lock. Unused, it is a
 // dangling blob gc removes.
 func (r *Repo) PrepareHolder(ctx context.Context, opts LockOptions) {
+	r.PrepareLocks(ctx, nil, opts)
+}
+
+// PrepareLocks is PrepareHolder going on to take the locks names with one
+// create transaction, never waiting: a write that takes exactly them (a
+// Stop hook's) then holds them by the time its reads are done, instead of
+// taking them after. They are this process's from then on: the next
+// AcquireAll of the same names and options gets them; any other
+// acquisition releases them first, so a process never holds locks while
+// it waits for others (two processes cannot deadlock), and a remote lock is
+// never waited for while they are held (CommitPaths). ReleasePrepared,
+// which a command calls when it ends, releases them if nothing took them;
+// a process killed holding them is provably dead to the next taker.
+func (r *Repo) PrepareLocks(ctx context.Context, names []string, opts LockOptions) {
+	names, err := lockNames(names)
+	if err != nil {
+		names = nil // an acquisition reports the bad name
+	}
 	r.holderMu.Lock()
 	defer r.holderMu.Unlock()
 	if r.holderAhead != nil {
 		return
 	}
-	p := &holderPrefetch{opts: opts, done: make(chan struct{})}
+	p := &holderPrefetch{opts: opts, names: names, done: make(chan struct{})}
 	r.holderAhead = p
 	go func() {
 		defer close(p.done)
-		p.oid, p.h, p.err = r.writeHolder(ctx, nil, opts)
+		p.oid, p.h, p.err = r.writeHolder(ctx, names, opts)
+		if p.err != nil || len(names) == 0 {
+			return
+		}
+		var create strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&create, "create %s%s %s\n", LockRefPrefix, n, p.oid)
+		}
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin")
+		p.held = err == nil
 	}()
 }
 
-// holderPrefetch is one PrepareHolder's write.
+// holderPrefetch is one PrepareLocks' write, and the locks it took.
 type holderPrefetch struct {
-	opts LockOptions
-	done chan struct{}
-	oid  string
-	h    Holder
-	err  error
+	opts  LockOptions
+	names []string // sorted: the locks to take ahead, none for a holder only
+	done  chan struct{}
+	oid   string
+	h     Holder
+	err   error
+	held  bool // names are taken, by this process, and not yet handed out
+}
+
+// takePreparedLocks is the locks PrepareLocks took, when they are exactly
+// names with opts' TTL and purpose and half their time is left; nil
+// otherwise, and then locks taken ahead for another set are released
+// before the caller waits for its own.
+func (r *Repo) takePreparedLocks(ctx context.Context, names []string, opts LockOptions) []*Lock {
+	r.holderMu.Lock()
+	p := r.holderAhead
+	r.holderMu.Unlock()
+	if p == nil || len(p.names) == 0 {
+		return nil
+	}
+	<-p.done
+	r.holderMu.Lock()
+	defer r.holderMu.Unlock()
+	if r.holderAhead != p || !p.held {
+		return nil
+	}
+	want, err := lockNames(names)
+	if err == nil && slices.Equal(want, p.names) && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose &&
+		time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 {
+		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
+		held := make([]*Lock, len(p.names))
+		for i, n := range p.names {
+			held[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: p.oid, Owner: p.h}
+		}
+		return held
+	}
+	r.releasePrepared(ctx, p)
+	return nil
+}
+
+// ReleasePrepared releases the locks PrepareLocks took if nothing took
+// them (a command calls it as it ends; a no-op otherwise).
+func (r *Repo) ReleasePrepared(ctx context.Context) {
+	r.holderMu.Lock()
+	p := r.holderAhead
+	r.holderMu.Unlock()
+	if p == nil || len(p.names) == 0 {
+		return
+	}
+	<-p.done
+	r.holderMu.Lock()
+	defer r.holderMu.Unlock()
+	if r.holderAhead == p {
+		r.releasePrepared(ctx, p)
+	}
+}
+
+// releasePrepared CAS-deletes p's locks; the holder object stays usable
+// for a later acquisition. The caller holds holderMu, or p is no longer
+// r.holderAhead (it took p).
+func (r *Repo) releasePrepared(ctx context.Context, p *holderPrefetch) {
+	if !p.held {
+		return
+	}
+	held := make([]*Lock, len(p.names))
+	for i, n := range p.names {
+		held[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: p.oid, Owner: p.h}
+	}
+	r.releaseAll(ctx, held)
+	p.held = false
 }
 
 // takeHolder is the prepared holder when there is one for opts (once: a
@@ -286,6 +382,7 @@ func (r *Repo) takeHolder(ctx context.Context, names []string, opts LockOptions)
 	r.holderMu.Unlock()
 	if p != nil {
 		<-p.done
+		r.releasePrepared(ctx, p) // a remote acquisition: nothing local is held while it waits
 		if p.err == nil && time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 {
 			return p.oid, p.h, nil
 		}

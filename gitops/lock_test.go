@@ -472,3 +472,110 @@ func TestPreparedHolderIsUsedOnce(t *testing.T) {
 		t.Errorf("locks left: %q", got)
 	}
 }
+
+// Locks taken ahead (PrepareLocks) are the next acquisition's when it asks
+// for exactly them: the refs already point at the prepared holder, and no
+// second transaction runs. Asked for another set, they are released before
+// it is taken; unused, ReleasePrepared releases them.
+func TestPreparedLocks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	wrap := LockOptions{Purpose: "wrap"}
+
+	t.Run("taken by the write that asks for them", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
+		p := r.holderAhead
+		<-p.done
+		if refValue(tr, LockRefPrefix+"bridge") != p.oid || refValue(tr, LockRefPrefix+"session") != p.oid {
+			t.Fatalf("prepared locks not taken: %q", tr.lockRefs())
+		}
+		held, err := r.AcquireAll(ctx, []string{"bridge", "session"}, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(held) != 2 || held[0].OID != p.oid || held[1].OID != p.oid {
+			t.Fatalf("AcquireAll = %+v, want both prepared locks (holder %s)", held, p.oid)
+		}
+		r.ReleasePrepared(ctx) // handed out: not the prepared set's to release any more
+		if refValue(tr, LockRefPrefix+"bridge") != p.oid {
+			t.Fatal("ReleasePrepared released locks a write holds")
+		}
+		r.releaseAll(ctx, held)
+		if got := tr.lockRefs(); got != "" {
+			t.Errorf("locks left: %q", got)
+		}
+		// Once: the next acquisition takes its own.
+		again, err := r.AcquireAll(ctx, []string{"bridge", "session"}, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again[0].OID == p.oid {
+			t.Error("the prepared holder was handed out twice")
+		}
+		r.releaseAll(ctx, again)
+	})
+
+	t.Run("released before another set is taken", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
+		<-r.holderAhead.done
+		held, err := r.AcquireAll(ctx, []string{"bridge", "journal", "session"}, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(held) != 3 || refValue(tr, LockRefPrefix+"journal") != held[0].OID {
+			t.Fatalf("AcquireAll of another set = %+v, refs %q", held, tr.lockRefs())
+		}
+		r.releaseAll(ctx, held)
+		if got := tr.lockRefs(); got != "" {
+			t.Errorf("locks left: %q", got)
+		}
+	})
+
+	t.Run("unused ones are released at the end", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
+		r.ReleasePrepared(ctx)
+		if got := tr.lockRefs(); got != "" {
+			t.Errorf("locks left: %q", got)
+		}
+		// A remote acquisition takes the holder, never with the locks held.
+		r2 := tr.open()
+		r2.PrepareLocks(ctx, []string{"session"}, wrap)
+		<-r2.holderAhead.done
+		if _, _, err := r2.takeHolder(ctx, []string{"session"}, wrap); err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.lockRefs(); got != "" {
+			t.Errorf("locks left after the holder was taken: %q", got)
+		}
+	})
+
+	t.Run("held by another process: waited for as before", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		live := Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC(), Nonce: "live"}
+		theirs := plantHolder(t, tr, "session", live)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
+		<-r.holderAhead.done
+		if refValue(tr, LockRefPrefix+"bridge") != "" {
+			t.Fatal("part of the set was taken ahead")
+		}
+		_, err := r.AcquireAll(ctx, []string{"bridge", "session"}, LockOptions{Purpose: "wrap", Timeout: 200 * time.Millisecond})
+		var le *LockedError
+		if !errors.As(err, &le) || le.Holder == nil || le.Holder.Nonce != "live" {
+			t.Fatalf("AcquireAll = %v, want LockedError naming the live holder", err)
+		}
+		if refValue(tr, LockRefPrefix+"session") != theirs || refValue(tr, LockRefPrefix+"bridge") != "" {
+			t.Errorf("refs after the wait: %q", tr.lockRefs())
+		}
+	})
+}
