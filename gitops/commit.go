@@ -374,7 +374,12 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
 		return CommitResult{}, false, err
 	}
-	tree, built, err := r.writeVaultTree(ctx, trees, changed, next)
+	msg := req.Message(changed)
+	var spec *commitSpec
+	if author, committer, ok := r.takeIdent(); ok {
+		spec = &commitSpec{parents: []string{tip, req.MergeParent}, author: author, committer: committer, msg: msg}
+	}
+	tree, sha, built, err := r.writeVaultTree(ctx, trees, changed, next, spec)
 	if IsUnwritable(err) {
 		return CommitResult{}, false, err
 	}
@@ -387,9 +392,10 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 			return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
 		}
 	}
-	sha, err := r.commitTree(ctx, tree, tip, req.Message(changed), false, req.MergeParent)
-	if err != nil {
-		return CommitResult{}, false, err
+	if sha == "" {
+		if sha, err = r.commitTree(ctx, tree, tip, msg, false, req.MergeParent); err != nil {
+			return CommitResult{}, false, err
+		}
 	}
 	if len(held) > 0 {
 		old := tip

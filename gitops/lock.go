@@ -280,6 +280,7 @@ func (r *Repo) PrepareLocks(ctx context.Context, names []string, opts LockOption
 	}
 	p := &holderPrefetch{opts: opts, names: names, done: make(chan struct{})}
 	r.holderAhead = p
+	r.PrepareIdent(ctx) // the write that takes the locks writes its commit object too
 	go func() {
 		defer close(p.done)
 		p.oid, p.h, p.err = r.writeHolder(ctx, names, opts)

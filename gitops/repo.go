@@ -49,6 +49,8 @@ type Repo struct {
 	scratchOnce sync.Once
 	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
+	// ident is the identities PrepareIdent is reading.
+	ident identState
 	// holderAhead is the lock holder PrepareHolder is writing.
 	holderMu    sync.Mutex
 	holderAhead *holderPrefetch

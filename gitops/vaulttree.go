@@ -356,9 +356,12 @@ func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths
 // writeVaultTree writes the changed blobs and every tree they change, on
 // top of trees (the base commit's), with one `git unpack-objects`, and
 // returns the new root tree's id.
-func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []string, next map[string][]byte) (string, map[string][]object.TreeEntry, error) {
+//
+// With c, the commit object of the new tree goes in the same pack, and
+// its id is returned too (commit-tree writes it otherwise: "").
+func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []string, next map[string][]byte, c *commitSpec) (string, string, map[string][]object.TreeEntry, error) {
 	if trees == nil || r.objectFormat != "sha1" {
-		return "", nil, errNoFastTree
+		return "", "", nil, errNoFastTree
 	}
 	built := map[string][]object.TreeEntry{}
 	mem := memory.NewStorage()
@@ -385,7 +388,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		d = strings.TrimSuffix(d, "/")
 		m := dirOf(d)
 		if old, ok := m[name]; ok && old.Mode == filemode.Dir {
-			return "", nil, errNoFastTree // a directory where the vault writes a file
+			return "", "", nil, errNoFastTree // a directory where the vault writes a file
 		}
 		if next[p] == nil {
 			delete(m, name)
@@ -423,7 +426,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		sort.Slice(es, func(i, j int) bool { return treeOrder(es[i]) < treeOrder(es[j]) })
 		o := mem.NewEncodedObject()
 		if err := (&object.Tree{Entries: es}).Encode(o); err != nil {
-			return "", nil, fmt.Errorf("encode vault tree %q: %w", d, err)
+			return "", "", nil, fmt.Errorf("encode vault tree %q: %w", d, err)
 		}
 		h := put(o)
 		built[d] = es
@@ -437,7 +440,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 		parent, name := path.Split(d)
 		pm := dirOf(strings.TrimSuffix(parent, "/"))
 		if old, ok := pm[name]; ok && old.Mode != filemode.Dir {
-			return "", nil, errNoFastTree // a file where the vault needs a directory
+			return "", "", nil, errNoFastTree // a file where the vault needs a directory
 		}
 		if len(es) == 0 {
 			delete(pm, name)
@@ -445,14 +448,32 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 			pm[name] = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
 		}
 	}
+	commit := ""
+	if c != nil {
+		if raw, ok := commitObject(root.String(), c.parents, c.author, c.committer, c.msg); ok {
+			o := mem.NewEncodedObject()
+			o.SetType(plumbing.CommitObject)
+			w, _ := o.Writer()
+			w.Write(raw)
+			w.Close()
+			commit = put(o).String()
+		}
+	}
 	var pack bytes.Buffer
 	if _, err := packfile.NewEncoder(&pack, mem, false).Encode(written, 0); err != nil {
-		return "", nil, fmt.Errorf("pack the vault commit's objects: %w", err)
+		return "", "", nil, fmt.Errorf("pack the vault commit's objects: %w", err)
 	}
 	if _, err := r.gitIn(ctx, runOpts{stdin: pack.Bytes()}, "unpack-objects", "-q"); err != nil {
-		return "", nil, fmt.Errorf("write the vault commit's objects: %w", err)
+		return "", "", nil, fmt.Errorf("write the vault commit's objects: %w", err)
 	}
-	return root.String(), built, nil
+	return root.String(), commit, built, nil
+}
+
+// commitSpec is what a vault commit object holds besides its tree.
+type commitSpec struct {
+	parents           []string
+	author, committer string
+	msg               string
 }
 
 // treeOrder is git's order of tree entries: by name, a directory's name

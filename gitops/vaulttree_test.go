@@ -59,7 +59,7 @@ func TestWriteVaultTreeMatchesTheTemporaryIndex(t *testing.T) {
 					changed = append(changed, p)
 				}
 				slices.Sort(changed)
-				fast, _, err := r.writeVaultTree(ctx, trees, changed, next)
+				fast, _, _, err := r.writeVaultTree(ctx, trees, changed, next, nil)
 				if err != nil {
 					t.Fatalf("round %d: writeVaultTree: %v", round, err)
 				}
@@ -108,7 +108,7 @@ func TestWriteVaultTreeFallsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := r.writeVaultTree(ctx, trees, []string{p}, map[string][]byte{p: []byte("x\n")}); err != errNoFastTree {
+		if _, _, _, err := r.writeVaultTree(ctx, trees, []string{p}, map[string][]byte{p: []byte("x\n")}, nil); err != errNoFastTree {
 			t.Errorf("%s: writeVaultTree = %v, want errNoFastTree (files %v)", p, err, files)
 		}
 	}
