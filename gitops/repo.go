@@ -49,6 +49,9 @@ type Repo struct {
 	scratchOnce sync.Once
 	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
+	// noLoose turns off reading loose objects in process (the tests
+	// compare the readers).
+	noLoose bool
 	// ident is the identities PrepareIdent is reading.
 	ident identState
 	// holderAhead is the lock holder PrepareHolder is writing.

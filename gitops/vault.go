@@ -66,6 +66,9 @@ func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, err
 	}
 	run := r.Git
 	if isObjectID(commit) {
+		if files, ok := r.listLoose(commit, dir); ok {
+			return files, nil
+		}
 		run = r.gitImmutable
 		if whole, ok := r.cached(all); ok && dir != "" {
 			// The whole tree was listed already: filter it.

@@ -80,6 +80,10 @@ func (r *Repo) readVault(ctx context.Context, commit string, paths []string) (ma
 	if files, trees, ok := r.vaultMemo(commit, paths, dirs); ok {
 		return files, trees, nil
 	}
+	if files, trees, ok := r.readVaultLoose(commit, dirs, paths); ok {
+		r.keepVault(commit, paths, dirs, files, trees)
+		return files, trees, nil
+	}
 	var files map[string][]byte
 	var trees vaultTrees
 	var err error
@@ -320,6 +324,7 @@ func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths
 		return f[1], b, nil
 	}
 	trees := vaultTrees{}
+	odd := false // a file where the vault needs a directory: no trees
 	for _, d := range dirs {
 		typ, b, err := next(d)
 		if err != nil {
@@ -328,6 +333,9 @@ func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths
 		switch typ {
 		case "":
 		case "tree":
+			if odd {
+				continue // read to the end of its response all the same
+			}
 			obj := &plumbing.MemoryObject{}
 			obj.SetType(plumbing.TreeObject)
 			obj.Write(b)
@@ -337,8 +345,11 @@ func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths
 			}
 			trees[d] = t.Entries
 		default:
-			trees = nil // a file where the vault needs a directory
+			odd = true
 		}
+	}
+	if odd {
+		trees = nil
 	}
 	files := make(map[string][]byte, len(paths))
 	for _, p := range paths {

@@ -15,16 +15,17 @@ import (
 // same tree id every time: random writes and deletions over nested
 // directories, a directory emptied (it leaves its parent), a new one, names
 // that sort differently as directories ("a" vs "a.md" vs "a/"), through
-// both of readVault's readers (go-git, and cat-file for repositories whose
-// packs go-git does not open). git fsck --strict checks every object.
+// each of readVault's readers (loose objects, go-git, and cat-file for
+// repositories whose packs go-git does not open). git fsck --strict checks every object.
 func TestWriteVaultTreeMatchesTheTemporaryIndex(t *testing.T) {
 	ctx := context.Background()
 	names := []string{"journal.md", "ACTIVE-STATUS.md", "bridge/main.md", "bridge/feat/x.md", "bridge/feat.md",
 		"sessions/s1.yaml", "sessions/s2.yaml", "a.md", "a/b.md", "a/b/c.md", "a-b.md", "deep/er/still/f.md"}
-	for _, reader := range []string{"go-git", "plumbing"} {
+	for _, reader := range []string{"loose", "go-git", "plumbing"} {
 		t.Run(reader, func(t *testing.T) {
 			tr := newRepo(t)
 			r := tr.open()
+			r.noLoose = reader != "loose"
 			if reader == "plumbing" {
 				r.goOnce.Do(func() {}) // go-git never opens the store: reads go through git
 			}
@@ -123,6 +124,7 @@ func TestReadVaultFilesIsKeptForTheWrite(t *testing.T) {
 	tip := tr.Commit("vault", map[string]string{"bridge/main.md": "note\n", "sessions/s1.yaml": "id: s1\n"})
 	r := tr.open()
 	r.goOnce.Do(func() {}) // reads through git, as on a repository with large packs
+	r.noLoose = true       // and with the objects packed
 	files, err := r.ReadVaultFiles(ctx, tip, []string{"sessions/s1.yaml", "bridge/main.md", "sessions/s2.yaml"})
 	if err != nil || string(files["bridge/main.md"]) != "note\n" || files["sessions/s2.yaml"] != nil {
 		t.Fatalf("ReadVaultFiles = %q, %v", files, err)

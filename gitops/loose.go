@@ -1,0 +1,186 @@
+package gitops
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// The vault's newest objects are loose: unpack-objects writes every
+// object of a vault commit as its own file, and they stay so until git
+// packs them. A read at the vault tip — the session records, the files a
+// write and the view need, the trees on their way — then opens a few
+// small files here instead of starting `git ls-tree` and `git cat-file`
+// (go-git's loose-object reader; each object's id is checked against its
+// content). One object not loose, and the read goes through git as
+// before, whole.
+
+// looseObjects reads the loose objects of an objects directory.
+type looseObjects struct{ dir string }
+
+// loose is the repository's own objects directory, or nil where objects
+// may live elsewhere (GIT_OBJECT_DIRECTORY; SHA-256, which go-git v5 does
+// not read).
+func (r *Repo) loose() *looseObjects {
+	if r.objectFormat != "sha1" || r.noLoose || os.Getenv("GIT_OBJECT_DIRECTORY") != "" {
+		return nil
+	}
+	return &looseObjects{dir: filepath.Join(r.CommonDir, "objects")}
+}
+
+// maxLoose bounds what is read of one loose object: a vault file is small
+// (the journal keeps 50 entries); a larger one is git's to read.
+const maxLoose = 8 << 20
+
+var errNotLoose = fmt.Errorf("not a loose object")
+
+// EncodedObject is the loose object h of type t.
+func (l *looseObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	typ, b, err := l.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.AnyObject && typ != t {
+		return nil, fmt.Errorf("object %s is a %s, not a %s", h, typ, t)
+	}
+	o := &plumbing.MemoryObject{}
+	o.SetType(typ)
+	o.Write(b)
+	return o, nil
+}
+
+// read is the type and content of loose object h, checked against h.
+func (l *looseObjects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	id := h.String()
+	f, err := os.Open(filepath.Join(l.dir, id[:2], id[2:]))
+	if err != nil {
+		return 0, nil, errNotLoose
+	}
+	defer f.Close()
+	zr, err := objfile.NewReader(f)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer zr.Close()
+	typ, size, err := zr.Header()
+	if err != nil {
+		return 0, nil, err
+	}
+	if size < 0 || size > maxLoose {
+		return 0, nil, errNotLoose
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(zr, b); err != nil {
+		return 0, nil, err
+	}
+	sum := sha1.New()
+	fmt.Fprintf(sum, "%s %d\x00", typ, size)
+	sum.Write(b)
+	if !bytes.Equal(sum.Sum(nil), h[:]) {
+		return 0, nil, fmt.Errorf("loose object %s does not hash to its name", id)
+	}
+	return typ, b, nil
+}
+
+// readVaultLoose is readVault from loose objects alone; ok is false when
+// one it needs is not loose (or not readable so).
+func (r *Repo) readVaultLoose(commit string, dirs, paths []string) (map[string][]byte, vaultTrees, bool) {
+	l := r.loose()
+	if l == nil {
+		return nil, nil, false
+	}
+	trees, ok := readTreesGoGit(l, commit, dirs)
+	if !ok {
+		return nil, nil, false
+	}
+	files := make(map[string][]byte, len(paths))
+	for _, p := range paths {
+		d, name := path.Split(p)
+		var blob plumbing.Hash
+		for _, e := range trees[path.Clean("/" + d)[1:]] {
+			if e.Name == name && e.Mode != filemode.Dir && e.Mode != filemode.Submodule {
+				blob = e.Hash
+			}
+		}
+		if blob.IsZero() {
+			continue // not there, or not a file
+		}
+		typ, b, err := l.read(blob)
+		if err != nil || typ != plumbing.BlobObject {
+			return nil, nil, false
+		}
+		files[p] = b
+	}
+	return files, trees, true
+}
+
+// listLoose is ListFiles from loose objects alone: the paths under dir
+// (every one when ""), as `git ls-tree -r --name-only` lists them.
+func (r *Repo) listLoose(commit, dir string) ([]string, bool) {
+	l := r.loose()
+	if l == nil || !plumbing.IsHash(commit) {
+		return nil, false
+	}
+	co, err := l.EncodedObject(plumbing.CommitObject, plumbing.NewHash(commit))
+	if err != nil {
+		return nil, false
+	}
+	var c object.Commit
+	if c.Decode(co) != nil {
+		return nil, false
+	}
+	h := c.TreeHash
+	prefix := ""
+	if dir = path.Clean("/" + dir)[1:]; dir != "" {
+		trees, ok := readTreesGoGit(l, commit, treeDirs([]string{dir + "/x"}))
+		if !ok {
+			return nil, false
+		}
+		parent, name := path.Split(dir)
+		found := false
+		for _, e := range trees[path.Clean("/" + parent)[1:]] {
+			if e.Name == name && e.Mode == filemode.Dir {
+				h, found = e.Hash, true
+			}
+		}
+		if !found {
+			return nil, true // no such directory: nothing listed
+		}
+		prefix = dir + "/"
+	}
+	var out []string
+	var walk func(h plumbing.Hash, prefix string) bool
+	walk = func(h plumbing.Hash, prefix string) bool {
+		to, err := l.EncodedObject(plumbing.TreeObject, h)
+		if err != nil {
+			return false
+		}
+		var t object.Tree
+		if t.Decode(to) != nil {
+			return false
+		}
+		for _, e := range t.Entries {
+			if e.Mode == filemode.Dir {
+				if !walk(e.Hash, prefix+e.Name+"/") {
+					return false
+				}
+				continue
+			}
+			out = append(out, prefix+e.Name)
+		}
+		return true
+	}
+	if !walk(h, prefix) {
+		return nil, false
+	}
+	return out, true
+}

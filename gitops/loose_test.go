@@ -1,0 +1,134 @@
+package gitops
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Reading the vault tip's loose objects in process gives what git gives:
+// the same files (absent ones absent, a directory or submodule at a path
+// is no file), the same trees, the same listings as `git ls-tree -r`. Once
+// git packs the objects, or a loose object does not hash to its name, the
+// read goes through git.
+func TestLooseReadsMatchGit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	sub := tr.GitTrim("rev-parse", "HEAD")
+	// A tree with files, nested directories, a symlink and a submodule,
+	// written loose (hash-object / mktree write loose objects).
+	blob := func(s string) string {
+		return strings.TrimSpace(tr.GitStdin([]byte(s), "hash-object", "-w", "--stdin"))
+	}
+	mktree := func(lines ...string) string {
+		return strings.TrimSpace(tr.GitStdin([]byte(strings.Join(lines, "\n")+"\n"), "mktree"))
+	}
+	sessions := mktree("100644 blob "+blob("id: s1\n")+"\ts1.yaml", "100644 blob "+blob("id: s2\n")+"\ts2.yaml",
+		"040000 tree "+mktree("100644 blob "+blob("deep\n")+"\tx.yaml")+"\tnested")
+	root := mktree("100644 blob "+blob("- j\n")+"\tjournal.md", "040000 tree "+sessions+"\tsessions",
+		"120000 blob "+blob("journal.md")+"\tlink.md", "160000 commit "+sub+"\tmod",
+		"040000 tree "+mktree("100644 blob "+blob("b\n")+"\tmain.md")+"\tbridge")
+	commit := strings.TrimSpace(tr.GitStdin([]byte("vault\n"), "commit-tree", root))
+
+	paths := []string{"journal.md", "sessions/s1.yaml", "sessions/s2.yaml", "sessions/nested/x.yaml", "link.md", "mod",
+		"sessions", "missing.md", "nowhere/x.md", "bridge/main.md", "journal.md/x"}
+	r := tr.open()
+	dirs := treeDirs(paths)
+	lf, lt, ok := r.readVaultLoose(commit, dirs, paths)
+	if !ok {
+		t.Fatal("readVaultLoose: not read from loose objects")
+	}
+	pf, pt, err := r.readVaultPlumbing(ctx, commit, dirs, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(lf, pf, func(a, b []byte) bool { return string(a) == string(b) }) {
+		t.Errorf("files: loose %q, git %q", lf, pf)
+	}
+	if pt != nil {
+		t.Fatal("git's reader gave trees with a file (journal.md) where a directory is asked for")
+	}
+	// Without the odd path both give the trees.
+	dirs = treeDirs(paths[:len(paths)-1])
+	if _, lt, ok = r.readVaultLoose(commit, dirs, paths[:len(paths)-1]); !ok {
+		t.Fatal("readVaultLoose: not read from loose objects")
+	}
+	if _, pt, err = r.readVaultPlumbing(ctx, commit, dirs, paths[:len(paths)-1]); err != nil || pt == nil {
+		t.Fatalf("readVaultPlumbing: %v, trees %v", err, pt)
+	}
+	if len(lt) != len(pt) {
+		t.Errorf("trees: loose %d dirs, git %d", len(lt), len(pt))
+	}
+	for d, es := range pt {
+		if !slices.Equal(lt[d], es) {
+			t.Errorf("tree %q: loose %v, git %v", d, lt[d], es)
+		}
+	}
+	for _, dir := range []string{"", "sessions", "sessions/", "sessions/nested", "bridge", "missing", "journal.md"} {
+		got, ok := r.listLoose(commit, dir)
+		if !ok {
+			t.Fatalf("listLoose(%q): not read from loose objects", dir)
+		}
+		args := []string{"ls-tree", "-r", "-z", "--name-only", commit}
+		if dir != "" {
+			args = append(args, "--", strings.TrimSuffix(dir, "/")+"/")
+		}
+		var want []string
+		for _, p := range strings.Split(tr.Git(args...), "\x00") {
+			if p != "" {
+				want = append(want, p)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("listLoose(%q) = %q, ls-tree %q", dir, got, want)
+		}
+	}
+
+	// A loose object that does not hash to its name is not read.
+	bad := blob("will be damaged\n")
+	badRoot := mktree("100644 blob " + bad + "\tjournal.md")
+	badCommit := strings.TrimSpace(tr.GitStdin([]byte("vault\n"), "commit-tree", badRoot))
+	other := filepath.Join(tr.Dir, ".git", "objects", blob("- j\n")[:2], blob("- j\n")[2:])
+	victim := filepath.Join(tr.Dir, ".git", "objects", bad[:2], bad[2:])
+	data, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(victim, 0o644)
+	if err := os.WriteFile(victim, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := r.readVaultLoose(badCommit, treeDirs([]string{"journal.md"}), []string{"journal.md"}); ok {
+		t.Error("a loose object that does not hash to its name was read")
+	}
+	if _, _, err := (&looseObjects{dir: filepath.Join(tr.Dir, ".git", "objects")}).read(plumbing.NewHash(bad)); err == nil {
+		t.Error("read: no error for a damaged object")
+	}
+	os.Remove(victim)
+
+	// Packed: read through git, the same.
+	tr.Git("update-ref", VaultRef, commit)
+	tr.Git("gc", "-q", "--prune=now")
+	if _, _, ok := r.readVaultLoose(commit, dirs, paths); ok {
+		t.Fatal("read packed objects as loose")
+	}
+	if _, ok := r.listLoose(commit, "sessions"); ok {
+		t.Fatal("listed packed objects as loose")
+	}
+	r2 := tr.open()
+	files, err := r2.ReadVaultFiles(ctx, commit, paths)
+	if err != nil || !maps.EqualFunc(files, pf, func(a, b []byte) bool { return string(a) == string(b) }) {
+		t.Errorf("ReadVaultFiles after gc = %q, %v; want %q", files, err, pf)
+	}
+	listed, err := r2.ListFiles(ctx, commit, "sessions/")
+	if err != nil || len(listed) != 3 {
+		t.Errorf("ListFiles after gc = %q, %v", listed, err)
+	}
+}
