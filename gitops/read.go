@@ -102,6 +102,13 @@ func (c Changes) Files() []string {
 // the tree. An empty base means head's parent (or the empty tree for a root
 // commit); an empty head means HEAD (unborn: nothing committed).
 func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []string) (Changes, error) {
+	return r.ReadChangesOf(ctx, base, head, exclude, nil)
+}
+
+// ReadChangesOf is ReadChanges when the caller knows the commits of
+// base..head already (non-nil: as CommitsBetween lists them); they are not
+// listed again.
+func (r *Repo) ReadChangesOf(ctx context.Context, base, head string, exclude []string, commits []Commit) (Changes, error) {
 	c := Changes{Base: base, Head: head}
 	empty, err := r.EmptyTreeID(ctx)
 	if err != nil {
@@ -131,7 +138,9 @@ func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []str
 	if c.Head == "" {
 		stagedAgainst = empty
 	}
-	if c.Head != "" && c.Base != c.Head {
+	if c.Head != "" && c.Base != c.Head && commits != nil && c.Base == base {
+		c.Commits = commits
+	} else if c.Head != "" && c.Base != c.Head {
 		run(0, func() (err error) {
 			if c.Base == empty {
 				out, err := r.Git(ctx, "log", "-1", "--format=%H%x00%s", c.Head)
@@ -146,6 +155,8 @@ func (r *Repo) ReadChanges(ctx context.Context, base, head string, exclude []str
 			c.Commits, err = r.CommitsBetween(ctx, c.Base, c.Head)
 			return err
 		})
+	}
+	if c.Head != "" && c.Base != c.Head {
 		run(1, func() (err error) { c.Committed, err = r.diff(ctx, exclude, c.Base, c.Head); return err })
 	}
 	run(2, func() (err error) {

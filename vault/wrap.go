@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -308,7 +309,13 @@ func (v *Vault) plan(ctx context.Context, in notes.WrapInput, forced notes.Modes
 			}
 		}
 	} else {
-		if ch, err = v.Repo.ReadChanges(ctx, base, head.Commit, v.ownPaths()); err != nil {
+		var known []gitops.Commit
+		if base != "" {
+			if _, cs, ok := v.recordedRange(head.Commit, base); ok {
+				known = cs // the range's commits without listing them
+			}
+		}
+		if ch, err = v.Repo.ReadChangesOf(ctx, base, head.Commit, v.ownPaths(), known); err != nil {
 			return p, nil, err
 		}
 		// Commits a queued wrap already covers count as journaled: landing
@@ -680,6 +687,11 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 	if len(cands) == 0 {
 		return ""
 	}
+	// A default wrap after hooked commits knows head's chain back to the
+	// newest journaled commit from the queued records: no git process.
+	if base, _, ok := v.recordedRange(head, cands[0]); ok {
+		return base
+	}
 	// Nearly always the newest journaled commit is in head's history: one
 	// merge-base says so and gives its full id (the merge base of an
 	// ancestor of head and head is that ancestor).
@@ -708,6 +720,33 @@ func (v *Vault) journaledBase(ctx context.Context, head string) string {
 		}
 	}
 	return ""
+}
+
+// recordedRange walks head's history through the commits the post-commit
+// hook recorded (their infos, read with the queue) to the commit whose id
+// starts with base: its full id, and the commits after it, oldest first,
+// as CommitsBetween lists them. ok is false where the walk leaves what was
+// recorded — a merge, a commit made without the hook, a commit whose
+// message names scribe's mode trailer — and git is asked instead.
+func (v *Vault) recordedRange(head, base string) (string, []gitops.Commit, bool) {
+	base = strings.ToLower(base)
+	if head == "" || base == "" {
+		return "", nil, false
+	}
+	var chain []gitops.Commit
+	for cur := head; len(chain) <= len(v.infos); {
+		if strings.HasPrefix(cur, base) {
+			slices.Reverse(chain)
+			return cur, chain, true
+		}
+		ci, ok := v.infos[cur]
+		if !ok || ci.Missing || len(ci.Parents) != 1 || strings.Contains(strings.ToLower(ci.Body), strings.ToLower(gitops.TrailerMode)) {
+			return "", nil, false
+		}
+		chain = append(chain, gitops.Commit{SHA: ci.SHA, Subject: ci.Subject})
+		cur = ci.Parents[0]
+	}
+	return "", nil, false
 }
 
 // isHexID reports whether s can be a (possibly abbreviated) object id.
