@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -183,4 +184,51 @@ func (r *Repo) listLoose(commit, dir string) ([]string, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// vaultLogLoose is VaultLog from loose objects alone, for a history that
+// is a chain (no merge within the n commits: git's date order is the
+// chain's order then) of commits whose subject git prints as their first
+// line; ok is false otherwise, and git is asked.
+func (r *Repo) vaultLogLoose(tip string, n int) ([]VaultCommit, bool) {
+	l := r.loose()
+	if l == nil || !plumbing.IsHash(tip) {
+		return nil, false
+	}
+	var out []VaultCommit
+	for cur := plumbing.NewHash(tip); len(out) < n; {
+		co, err := l.EncodedObject(plumbing.CommitObject, cur)
+		if err != nil {
+			return nil, false
+		}
+		var c object.Commit
+		if c.Decode(co) != nil || len(c.ParentHashes) > 1 || (c.Encoding != "" && !strings.EqualFold(string(c.Encoding), "utf-8")) {
+			return nil, false
+		}
+		subject, ok := plainSubject(c.Message)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, VaultCommit{SHA: cur.String(), Subject: subject,
+			Date: c.Committer.When.Format("2006-01-02T15:04:05-07:00"), Trailers: ParseTrailers(c.Message)})
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		cur = c.ParentHashes[0]
+	}
+	return out, true
+}
+
+// plainSubject is a message's subject as git's %s prints it, for the
+// messages where that is simply the first line: one line, then a blank
+// line or the end, with no carriage return, no trailing or leading blank.
+func plainSubject(msg string) (string, bool) {
+	line, rest, _ := strings.Cut(msg, "\n")
+	if line == "" || strings.TrimSpace(line) != line || strings.ContainsAny(line, "\r\x00") {
+		return "", false
+	}
+	if rest != "" && !strings.HasPrefix(rest, "\n") {
+		return "", false // a second line of the first paragraph: git joins them
+	}
+	return line, true
 }

@@ -132,3 +132,68 @@ func TestLooseReadsMatchGit(t *testing.T) {
 		t.Errorf("ListFiles after gc = %q, %v", listed, err)
 	}
 }
+
+// The vault's history read from loose objects is what `git log` gives:
+// subjects, committer dates in their own zone, trailers. A merge within
+// reach, a subject git would join from two lines, or packed objects, and
+// git is asked.
+func TestVaultLogLooseMatchesGit(t *testing.T) {
+	t.Setenv("GIT_COMMITTER_DATE", "1700000000 +0530")
+	ctx := context.Background()
+	tr := newRepo(t)
+	r := tr.open()
+	for i, text := range []string{"- one\n", "- two\n", "- three\n"} {
+		req := vaultRequest(text)
+		if i == 1 {
+			req.Message = func([]string) string {
+				return "progress: two\n\nBody line.\n\nScribe-Mode: journal\nScribe-Fingerprint: abc123\n"
+			}
+		}
+		if _, err := r.CommitPaths(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tip := tr.GitTrim("rev-parse", VaultRef)
+	got, ok := r.vaultLogLoose(tip, 50)
+	if !ok {
+		t.Fatal("vaultLogLoose: not read from loose objects")
+	}
+	r.noLoose = true
+	want, err := r.VaultLog(ctx, tip, 50)
+	r.noLoose = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) != 3 {
+		t.Fatalf("loose %d commits, git %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].SHA != want[i].SHA || got[i].Subject != want[i].Subject || got[i].Date != want[i].Date ||
+			!maps.Equal(got[i].Trailers, want[i].Trailers) {
+			t.Errorf("commit %d: loose %+v, git %+v", i, got[i], want[i])
+		}
+	}
+	if got[1].Trailers["Scribe-Fingerprint"] != "abc123" || !strings.HasSuffix(got[0].Date, "+05:30") {
+		t.Errorf("trailers %v, date %s", got[1].Trailers, got[0].Date)
+	}
+	if cs, ok := r.vaultLogLoose(tip, 2); !ok || len(cs) != 2 {
+		t.Errorf("bounded walk = %d commits, %v", len(cs), ok)
+	}
+
+	// A subject over two lines: git joins them, so git reads it.
+	two := strings.TrimSpace(tr.GitStdin([]byte("first\nsecond\n\nbody\n"), "commit-tree", tip+"^{tree}", "-p", tip))
+	if _, ok := r.vaultLogLoose(two, 50); ok {
+		t.Error("a two-line subject was read in process")
+	}
+	merge := strings.TrimSpace(tr.GitStdin([]byte("merge\n"), "commit-tree", tip+"^{tree}", "-p", tip, "-p", tip+"~1"))
+	if _, ok := r.vaultLogLoose(merge, 50); ok {
+		t.Error("a merge was walked in process")
+	}
+	if cs, err := r.VaultLog(ctx, merge, 50); err != nil || len(cs) != 4 || cs[0].Subject != "merge" {
+		t.Errorf("VaultLog of a merge = %+v, %v", cs, err)
+	}
+	tr.Git("gc", "-q", "--prune=now")
+	if _, ok := tr.open().vaultLogLoose(tip, 50); ok {
+		t.Error("packed commits read as loose")
+	}
+}

@@ -35,6 +35,9 @@ func (r *Repo) VaultLog(ctx context.Context, tip string, n int) ([]VaultCommit, 
 	}
 	run := r.Git
 	if isObjectID(tip) {
+		if cs, ok := r.vaultLogLoose(tip, n); ok {
+			return cs, nil
+		}
 		run = r.gitImmutable
 	}
 	out, err := run(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%cI%x00%B%x1e", tip)
