@@ -307,10 +307,10 @@ type holderPrefetch struct {
 	held  bool // names are taken, by this process, and not yet handed out
 }
 
-// takePreparedLocks is the locks PrepareLocks took, when they are exactly
-// names with opts' TTL and purpose and half their time is left; nil
-// otherwise, and then locks taken ahead for another set are released
-// before the caller waits for its own.
+// takePreparedLocks is the locks PrepareLocks took, when they are names
+// (or part of names, the rest free now) with opts' TTL and purpose and half
+// their time is left; nil otherwise, and then locks taken ahead for
+// another set are released before the caller waits for its own.
 func (r *Repo) takePreparedLocks(ctx context.Context, names []string, opts LockOptions) []*Lock {
 	r.holderMu.Lock()
 	p := r.holderAhead
@@ -325,17 +325,43 @@ func (r *Repo) takePreparedLocks(ctx context.Context, names []string, opts LockO
 		return nil
 	}
 	want, err := lockNames(names)
-	if err == nil && slices.Equal(want, p.names) && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose &&
-		time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 {
+	if err == nil && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose &&
+		time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 && r.extendPrepared(ctx, p, want) {
 		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
-		held := make([]*Lock, len(p.names))
-		for i, n := range p.names {
+		held := make([]*Lock, len(want))
+		for i, n := range want {
 			held[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: p.oid, Owner: p.h}
 		}
 		return held
 	}
 	r.releasePrepared(ctx, p)
 	return nil
+}
+
+// extendPrepared reports whether p's locks become exactly want: they are
+// want, or part of it and the rest is free now (taken in one transaction,
+// without waiting: a wrap that also routes follow-ups needs one lock more
+// than it took ahead).
+func (r *Repo) extendPrepared(ctx context.Context, p *holderPrefetch, want []string) bool {
+	var more strings.Builder
+	for _, n := range want {
+		if !slices.Contains(p.names, n) {
+			fmt.Fprintf(&more, "create %s%s %s\n", LockRefPrefix, n, p.oid)
+		}
+	}
+	for _, n := range p.names {
+		if !slices.Contains(want, n) {
+			return false // not all of what is held is asked for
+		}
+	}
+	if more.Len() == 0 {
+		return true
+	}
+	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(more.String())}, "update-ref", "--stdin"); err != nil {
+		return false
+	}
+	p.names = want
+	return true
 }
 
 // ReleasePrepared releases the locks PrepareLocks took if nothing took

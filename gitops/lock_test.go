@@ -518,17 +518,55 @@ func TestPreparedLocks(t *testing.T) {
 		r.releaseAll(ctx, again)
 	})
 
+	t.Run("extended to more locks that are free", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"journal", "bridge"}, wrap)
+		p := r.holderAhead
+		<-p.done
+		held, err := r.AcquireAll(ctx, []string{"bridge", "journal", "active-status"}, wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(held) != 3 || refValue(tr, LockRefPrefix+"active-status") != p.oid || refValue(tr, LockRefPrefix+"journal") != p.oid {
+			t.Fatalf("AcquireAll of a superset = %+v, refs %q (holder %s)", held, tr.lockRefs(), p.oid)
+		}
+		r.releaseAll(ctx, held)
+		if got := tr.lockRefs(); got != "" {
+			t.Errorf("locks left: %q", got)
+		}
+	})
+
+	t.Run("more locks, one held elsewhere: released and waited for", func(t *testing.T) {
+		t.Parallel()
+		tr := newRepo(t)
+		live := Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC(), Nonce: "live"}
+		theirs := plantHolder(t, tr, "active-status", live)
+		r := tr.open()
+		r.PrepareLocks(ctx, []string{"journal", "bridge"}, wrap)
+		<-r.holderAhead.done
+		_, err := r.AcquireAll(ctx, []string{"bridge", "journal", "active-status"}, LockOptions{Purpose: "wrap", Timeout: 200 * time.Millisecond})
+		var le *LockedError
+		if !errors.As(err, &le) {
+			t.Fatalf("AcquireAll = %v, want LockedError", err)
+		}
+		if got := tr.lockRefs(); !strings.Contains(got, "active-status") || strings.Contains(got, "journal") || strings.Contains(got, "bridge") {
+			t.Errorf("refs after the wait: %q (want only theirs, %s)", got, theirs)
+		}
+	})
+
 	t.Run("released before another set is taken", func(t *testing.T) {
 		t.Parallel()
 		tr := newRepo(t)
 		r := tr.open()
 		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
 		<-r.holderAhead.done
-		held, err := r.AcquireAll(ctx, []string{"bridge", "journal", "session"}, wrap)
+		held, err := r.AcquireAll(ctx, []string{"bridge", "progress"}, wrap)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(held) != 3 || refValue(tr, LockRefPrefix+"journal") != held[0].OID {
+		if len(held) != 2 || refValue(tr, LockRefPrefix+"progress") != held[0].OID || refValue(tr, LockRefPrefix+"session") != "" {
 			t.Fatalf("AcquireAll of another set = %+v, refs %q", held, tr.lockRefs())
 		}
 		r.releaseAll(ctx, held)

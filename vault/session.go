@@ -243,6 +243,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 			v.Repo.PrepareLocks(ctx, []string{"bridge", "session"}, v.lockOptions("wrap"))
 		}
 		v.PrepareWrite(ctx) // after: its holder would be for no locks
+		defer v.Repo.ReleasePrepared(context.WithoutCancel(ctx))
 	}
 	queued, qerr := v.Repo.Queued()
 	tip, err := v.Repo.VaultTip(ctx)

@@ -95,6 +95,9 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	if !in.DryRun {
 		v.Repo.ReapDeadLocks(ctx)
 		v.PrepareWrite(ctx)
+		// A long-running caller (the MCP server) must not keep locks the
+		// write did not take.
+		defer v.Repo.ReleasePrepared(context.WithoutCancel(ctx))
 	}
 	rep, err := v.wrap(ctx, in)
 	if err == nil && !in.DryRun && rep.Commit == nil {
@@ -127,7 +130,9 @@ func (v *Vault) PrefetchWrapReads(ctx context.Context) {
 // PrepareWrite starts, beside a wrap's first reads, what its write will
 // wait for: the view paths' listing in the index, the queued commits'
 // numstat and, when records are queued (they land: the wrap writes), the
-// lock holder object. Each is taken by its use, or left unused.
+// landing's locks with their holder and the commit's identities. Each is
+// taken by its use, or left unused (unused locks are released as the
+// command ends).
 func (v *Vault) PrepareWrite(ctx context.Context) {
 	if v.ReadOnly || v.prepared {
 		return
@@ -141,7 +146,9 @@ func (v *Vault) PrepareWrite(ctx context.Context) {
 		return
 	}
 	v.prefetchInfos(ctx, queued)
-	v.Repo.PrepareHolder(ctx, v.lockOptions("wrap"))
+	// The queued commits land in a journal entry and the bridge note, under
+	// these locks (land): taken beside the reads.
+	v.Repo.PrepareLocks(ctx, []string{"bridge", "journal"}, v.lockOptions("wrap"))
 }
 
 func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
