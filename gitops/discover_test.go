@@ -438,3 +438,118 @@ func TestAbsReadFollowsInRepoSymlinks(t *testing.T) {
 		t.Error("AbsRead followed a symlink out of the repository")
 	}
 }
+
+// The in-process discovery answers what `git rev-parse` answers, or leaves
+// the question to it: every layout below is compared with git's own answer,
+// and the ones it must not answer are named.
+func TestDiscoverFastMatchesGit(t *testing.T) {
+	ctx := context.Background()
+	type layout struct {
+		name string
+		dir  func(t *testing.T) string
+		fast bool // answered in process
+	}
+	layouts := []layout{
+		{"top level", func(t *testing.T) string { return newRepo(t).Dir }, true},
+		{"subdirectory", func(t *testing.T) string {
+			tr := newRepo(t)
+			sub := tr.Path("a/b")
+			os.MkdirAll(sub, 0o755)
+			return sub
+		}, true},
+		{"through a symlink", func(t *testing.T) string {
+			tr := newRepo(t)
+			os.MkdirAll(tr.Path("real/dir"), 0o755)
+			link := filepath.Join(t.TempDir(), "link")
+			os.Symlink(tr.Path("real"), link)
+			return filepath.Join(link, "dir")
+		}, true},
+		{"linked worktree", func(t *testing.T) string {
+			tr := newRepo(t)
+			wt := filepath.Join(t.TempDir(), "wt")
+			tr.Git("worktree", "add", "-q", "-b", "side", wt)
+			return wt
+		}, true},
+		{"separate git dir", func(t *testing.T) string {
+			base := t.TempDir()
+			gittest.GitIn(t, base, "init", "-q", "--separate-git-dir", filepath.Join(base, "store.git"), filepath.Join(base, "work"))
+			return filepath.Join(base, "work")
+		}, true},
+		{"nested repository", func(t *testing.T) string {
+			tr := newRepo(t)
+			inner := tr.Path("inner")
+			gittest.GitIn(t, tr.Dir, "init", "-q", inner)
+			return inner
+		}, true},
+		{"core.worktree", func(t *testing.T) string {
+			tr := newRepo(t)
+			tr.Git("config", "core.worktree", tr.Dir)
+			return tr.Dir
+		}, false},
+		{"extensions", func(t *testing.T) string {
+			tr := newRepo(t)
+			tr.Git("config", "core.repositoryformatversion", "1")
+			tr.Git("config", "extensions.worktreeConfig", "true")
+			return tr.Dir
+		}, false},
+		{"an include", func(t *testing.T) string {
+			tr := newRepo(t)
+			tr.Git("config", "include.path", "/nonexistent")
+			return tr.Dir
+		}, false},
+		{".git a symlink", func(t *testing.T) string {
+			tr := newRepo(t)
+			moved := filepath.Join(t.TempDir(), "moved.git")
+			os.Rename(filepath.Join(tr.Dir, ".git"), moved)
+			os.Symlink(moved, filepath.Join(tr.Dir, ".git"))
+			return tr.Dir
+		}, false},
+		{"inside the git dir", func(t *testing.T) string { return filepath.Join(newRepo(t).Dir, ".git", "refs") }, false},
+		{"no repository", func(t *testing.T) string { return t.TempDir() }, false},
+	}
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			dir := l.dir(t)
+			fast, ok := discoverFast(dir)
+			if ok != l.fast {
+				t.Fatalf("answered in process: %v, want %v", ok, l.fast)
+			}
+			if !ok {
+				return
+			}
+			slow, err := discoverGit(ctx, dir)
+			if err != nil {
+				t.Fatalf("git: %v", err)
+			}
+			if fast.WorkTree != slow.WorkTree || fast.GitDir != slow.GitDir || fast.CommonDir != slow.CommonDir || fast.objectFormat != slow.objectFormat {
+				t.Errorf("in process %+v, git %+v", []string{fast.WorkTree, fast.GitDir, fast.CommonDir, fast.objectFormat},
+					[]string{slow.WorkTree, slow.GitDir, slow.CommonDir, slow.objectFormat})
+			}
+		})
+	}
+	t.Run("a ceiling between the directory and its repository", func(t *testing.T) {
+		tr := newRepo(t)
+		sub := tr.Path("a/b")
+		os.MkdirAll(sub, 0o755)
+		t.Setenv("GIT_CEILING_DIRECTORIES", tr.Path("a"))
+		if r, ok := discoverFast(sub); ok {
+			t.Errorf("found %s above a ceiling", r.WorkTree)
+		}
+		if _, err := discoverGit(ctx, sub); !errors.Is(err, ErrNotARepo) {
+			t.Errorf("git: %v, want not a repository", err)
+		}
+		// The start directory itself as a ceiling: git still looks above it.
+		t.Setenv("GIT_CEILING_DIRECTORIES", tr.Path("a/b"))
+		slow, err := discoverGit(ctx, sub)
+		if r, ok := discoverFast(sub); !ok || err != nil || r.WorkTree != slow.WorkTree {
+			t.Errorf("with the start directory as ceiling: %+v, %v; git %+v, %v", r, ok, slow, err)
+		}
+	})
+	t.Run("GIT_DIR set", func(t *testing.T) {
+		tr := newRepo(t)
+		t.Setenv("GIT_DIR", filepath.Join(tr.Dir, ".git"))
+		if _, ok := discoverFast(tr.Dir); ok {
+			t.Error("answered with GIT_DIR set")
+		}
+	})
+}

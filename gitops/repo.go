@@ -75,6 +75,14 @@ type Repo struct {
 // that also covers repositories go-git refuses, such as ones with
 // extensions.worktreeConfig.
 func Discover(ctx context.Context, dir string) (*Repo, error) {
+	if r, ok := discoverFast(dir); ok {
+		return r, nil
+	}
+	return discoverGit(ctx, dir)
+}
+
+// discoverGit is Discover by `git rev-parse`.
+func discoverGit(ctx context.Context, dir string) (*Repo, error) {
 	// GIT_DIR and GIT_WORK_TREE are relative to the caller's directory, not
 	// to dir (scribe's own -C): pass them on absolute.
 	env := absGitEnv()
