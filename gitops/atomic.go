@@ -7,11 +7,13 @@ import (
 	"time"
 )
 
-// staleTempAge is how old a temp file of the atomic writer must be before
+// StaleTempAge is how old a temp file of an atomic write must be before
 // a later write to its directory removes it: a write takes milliseconds, so
 // one this old belongs to a process that was killed between create and
 // rename.
-const staleTempAge = time.Minute
+const StaleTempAge = time.Minute
+
+const staleTempAge = StaleTempAge
 
 // removeStaleTemps deletes the temp files our atomic writer leaves when it
 // is killed mid-write: "." + the name of the file being written + a random

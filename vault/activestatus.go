@@ -358,20 +358,21 @@ func (v *Vault) followupCachePath() string {
 // regeneration the work it saves, never a follow-up.
 func (v *Vault) saveFollowupCache() {
 	c := v.followups
-	if c == nil || v.ReadOnly || !c.Changed() {
+	if c == nil || v.ReadOnly {
 		return
 	}
 	path := v.followupCachePath()
-	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
-	}
-	// A write killed between create and rename left its temporary file.
+	// A write killed between create and rename left its temporary file:
+	// the next regeneration's removes it, whether or not it saves.
 	if old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "cache-*")); len(old) > 0 {
 		for _, o := range old {
-			if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > gitops.StaleTempAge {
 				os.Remove(o)
 			}
 		}
+	}
+	if !c.Changed() || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "cache-*")
 	if err != nil {

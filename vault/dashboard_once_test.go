@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/git-scribe/git-scribe/notes"
 )
@@ -38,5 +39,34 @@ func TestWrapRegeneratesTheDashboardOnce(t *testing.T) {
 	}
 	if a.Shown != want.Shown || a.Open != want.Open || a.Resolved != want.Resolved || len(a.Merges) != len(want.Merges) || a.Shown == 0 {
 		t.Errorf("the wrap's audit %+v, a fresh one %+v", *a, *want)
+	}
+}
+
+// A cache write killed between create and rename leaves its temporary
+// file; the next regeneration removes it once stale, even when it has
+// nothing new to save (the kill sweep found one left).
+func TestStaleFollowupCacheTempIsRemoved(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	v := proseRepo(t)
+	if _, err := v.Wrap(ctx, notes.WrapInput{Hint: "One.", Next: []string{"(p) a follow-up"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(v.followupCachePath())
+	stale, fresh := filepath.Join(dir, "cache-123456789"), filepath.Join(dir, "cache-987654321")
+	os.MkdirAll(dir, 0o755)
+	if os.WriteFile(stale, []byte("partial"), 0o644) != nil || os.WriteFile(fresh, []byte("in flight"), 0o644) != nil {
+		t.Fatal("cannot write the temporary files")
+	}
+	old := time.Now().Add(-10 * time.Minute)
+	os.Chtimes(stale, old, old)
+	v2 := &Vault{Repo: v.Repo, Config: v.Config}
+	v2.followupCache() // read, unchanged
+	v2.saveFollowupCache()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a live write's temporary file was removed: %v", err)
 	}
 }
