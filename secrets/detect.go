@@ -90,8 +90,8 @@ func (d *detector) detect(raw string) []finding {
 		for _, i := range b.always {
 			selected[i] = true
 		}
-		b.keywords.Walk([]byte(strings.ToLower(current)), func(_, _, pattern int64) bool {
-			for _, i := range b.byKeyword[pattern] {
+		b.keywords.each(strings.ToLower(current), func(word int) bool {
+			for _, i := range b.byKeyword[word] {
 				selected[i] = true
 			}
 			return true
@@ -264,7 +264,7 @@ func allowed(as []compiledAllowlist, f *finding, currentLine string) bool {
 			target = currentLine
 		}
 		regex := a.regex != nil && target != "" && a.regex.MatchString(target)
-		stop := a.stopWords != nil && f.secret != "" && a.stopWords.MatchFirstString(strings.ToLower(f.secret)) != nil
+		stop := a.stopWords != nil && f.secret != "" && a.stopWords.any(strings.ToLower(f.secret))
 		if !a.and {
 			if regex || stop {
 				return true

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
@@ -76,9 +75,9 @@ type book struct {
 	rules      []rule
 	allowlists []allowlist
 	index      map[string]int // rule id → position in rules
-	// keywords is gitleaks' prefilter: every rule keyword, in one trie;
-	// byKeyword maps a keyword's pattern number to the rules it selects.
-	keywords  *ahocorasick.Trie
+	// keywords is gitleaks' prefilter: every rule keyword, once; byKeyword
+	// maps a keyword's position in it to the rules it selects.
+	keywords  *wordSet
 	byKeyword [][]int
 	// always are the rules without keywords: every text is scanned with them.
 	always []int
@@ -122,7 +121,7 @@ func newBook(rules []rule, allowlists []allowlist) *book {
 			b.byKeyword[n] = append(b.byKeyword[n], i)
 		}
 	}
-	b.keywords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	b.keywords = newWordSet(words)
 	return b
 }
 
@@ -162,7 +161,7 @@ type compiledAllowlist struct {
 	and                  bool
 	target               string
 	regex                *regexp.Regexp // nil without regexes
-	stopWords            *ahocorasick.Trie
+	stopWords            *wordSet
 	hasPaths, hasCommits bool
 }
 
@@ -177,7 +176,7 @@ func compileAllowlists(as []allowlist) []compiledAllowlist {
 			c.regex = regexp.MustCompile("(?:" + strings.Join(a.regexes, "|") + ")")
 		}
 		if len(a.stopWords) > 0 {
-			c.stopWords = ahocorasick.NewTrieBuilder().AddStrings(a.stopWords).Build()
+			c.stopWords = newWordSet(a.stopWords)
 		}
 		out[i] = c
 	}
