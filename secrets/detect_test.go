@@ -100,8 +100,9 @@ func TestDetectMatchesGitleaks(t *testing.T) {
 }
 
 // FuzzDetectMatchesGitleaks compares the detector with gitleaks' on any
-// text, starting from gitleaks' own true positives, the connection strings
-// and the tests' texts.
+// text, and on a short one base64-encoded after it (the decoding passes),
+// starting from gitleaks' own true positives, the connection strings and
+// the tests' texts.
 func FuzzDetectMatchesGitleaks(f *testing.F) {
 	for _, s := range gitleaksTruePositives(f) {
 		f.Add(s)
@@ -113,5 +114,8 @@ func FuzzDetectMatchesGitleaks(f *testing.F) {
 	var det detector
 	f.Fuzz(func(t *testing.T, s string) {
 		sameFindings(t, &det, ref, s)
+		if len(s) < 1<<10 {
+			sameFindings(t, &det, ref, s+"\nblob: "+base64.StdEncoding.EncodeToString([]byte(s)))
+		}
 	})
 }
