@@ -59,8 +59,8 @@ func (d *detector) compiled(i int) *compiledRule { return d.rules[i].compile(&d.
 // fragment is the text of one detection, with its newlines found once.
 type fragment struct {
 	raw string
-	nl  []int // offsets of '\n' in raw; nil until a match needs them
-	nls bool
+	nl  []int // offsets of '\n' in raw, found when a match first needs them
+	nls bool  // nl is found
 }
 
 func (s *fragment) newlines() []int {
