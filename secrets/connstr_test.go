@@ -5,14 +5,11 @@ import (
 	"testing"
 )
 
-// TestRedactConnectionStrings: the password in a connection string's user
-// information never passes; the scheme and host stay readable.
-func TestRedactConnectionStrings(t *testing.T) {
-	t.Parallel()
+// connStrTests are TestRedactConnectionStrings' cases: a password, and
+// what must stay readable.
+var connStrTests = func() []struct{ name, in, secret, keep string } {
 	pw := "Sup3r" + "S3cretPw"
-	tests := []struct {
-		name, in, secret, keep string
-	}{
+	return []struct{ name, in, secret, keep string }{
 		{"postgres short", "DATABASE_URL=postgres://u:p@host/db", "u:p@", "@host/db"},
 		{"postgres", "psql postgresql://app:" + pw + "@db.internal:5432/prod", pw, "db.internal:5432/prod"},
 		{"mongodb srv", "uri: mongodb+srv://user:" + pw + "@cluster0.ab1cd.mongodb.net/test?retryWrites=true", pw, "cluster0.ab1cd.mongodb.net"},
@@ -24,7 +21,17 @@ func TestRedactConnectionStrings(t *testing.T) {
 		{"https basic auth", "git clone https://bob:" + pw + "@git.example.com/r.git", pw, "git.example.com/r.git"},
 		{"quoted in json", `{"url":"postgres://app:` + pw + `@db/prod"}`, pw, "@db/prod"},
 	}
-	for _, tt := range tests {
+}()
+
+// notConnStrings are URLs without a password, or with one already redacted.
+var notConnStrings = []string{"https://github.com/o/r.git", "ssh://git@github.com/o/r", "postgres://localhost/db",
+	"https://x:[REDACTED:github-pat]@github.com/o/r"}
+
+// TestRedactConnectionStrings: the password in a connection string's user
+// information never passes; the scheme and host stay readable.
+func TestRedactConnectionStrings(t *testing.T) {
+	t.Parallel()
+	for _, tt := range connStrTests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out, fs := Redact(tt.in)
@@ -40,8 +47,7 @@ func TestRedactConnectionStrings(t *testing.T) {
 		})
 	}
 	// A URL without a password, or one already redacted, is left alone.
-	for _, in := range []string{"https://github.com/o/r.git", "ssh://git@github.com/o/r", "postgres://localhost/db",
-		"https://x:[REDACTED:github-pat]@github.com/o/r"} {
+	for _, in := range notConnStrings {
 		if out, _ := Redact(in); out != in {
 			t.Errorf("Redact(%q) = %q, want it unchanged", in, out)
 		}

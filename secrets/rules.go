@@ -1,270 +1,184 @@
 package secrets
 
 import (
-	"fmt"
-	"maps"
-	"slices"
+	"regexp"
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
-	"github.com/pelletier/go-toml/v2"
 	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/detect/codec"
 	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
-// Compiling all of gitleaks' ~220 default rules costs ~25 ms and decoding
-// their TOML through viper ~20 ms more: most of a Stop hook. A text asks
-// gitleaks' detector for a rule only when one of the rule's keywords occurs
-// in it (or in what its encoded parts decode to), so the rules are decoded
-// once (go-toml, ~2 ms) and each rule is compiled the first time a text
-// holds one of its keywords. The findings are those of the whole rule set:
-// the keyword selection below is gitleaks' own prefilter, run before the
-// detector instead of inside it (TestLazyRulesFindWhatAllRulesFind).
+//go:generate go run ./internal/rulegen -o rules_gen.go
 
-// ruleBook is gitleaks' default configuration, decoded but not compiled.
-type ruleBook struct {
-	vc config.ViperConfig
-	// always are the rules without keywords: every text is scanned with them.
-	always []string
-	// byKeyword maps a lower-case keyword to the rules it selects.
-	byKeyword map[string][]string
-	// requires maps a composite rule to the rules it needs findings of.
-	requires map[string][]string
-	index    map[string]int // rule id → position in vc.Rules
-	trie     *ahocorasick.Trie
+// The rules are gitleaks' default configuration (and scribe's own, in
+// internal/rulebook/extra.toml) as plain Go data (rules_gen.go), generated
+// from what gitleaks' own loader makes of its TOML: decoding that TOML at run
+// time cost ~4 ms per process, and linking gitleaks' loader and detector
+// brought viper, archive readers and TLS into every start of the binary.
+// TestRulesGenerated fails when a gitleaks upgrade changes them.
+//
+// Compiling all ~220 rules costs ~25 ms, most of a Stop hook, so each rule
+// is compiled the first time a text asks for it: gitleaks' detector runs a
+// rule only on a text holding one of its keywords (or whose encoded parts
+// decode to one), and a rule's allowlists only for a candidate finding. A
+// turn's ordinary text compiles a handful of rules
+// (TestLazyRulesCompileFew); the findings are those of gitleaks' detector
+// with every rule compiled (TestDetectMatchesGitleaks).
 
-	// The global allowlists are compiled the first time a text has a
-	// candidate finding (their regular expressions are most of the cost of
-	// a first redaction): they only ever remove findings.
-	globalOnce sync.Once
-	global     []*config.Allowlist
-	globalErr  error
+// rule is one gitleaks rule, as gitleaks' config.Rule holds it after
+// reading its TOML (keywords lower-cased, targeted global allowlists
+// attached).
+type rule struct {
+	id, description string
+	// regex is the expression a finding matches; "" for a rule on paths only.
+	regex string
+	// secretGroup is the capture group holding the secret (0: the first
+	// non-empty one).
+	secretGroup int
+	// entropy is the Shannon entropy a secret must exceed (0: any).
+	entropy float64
+	// path is the expression a file's path must match; a text has no path.
+	path       string
+	keywords   []string
+	tags       []string
+	skipReport bool
+	allowlists []allowlist
+	required   []required
 }
 
-// globals returns the global allowlists, compiled on first use.
-func (b *ruleBook) globals() ([]*config.Allowlist, error) {
-	b.globalOnce.Do(func() {
-		vc := b.vc
-		vc.Rules = nil
-		cfg, err := vc.Translate()
-		if err != nil {
-			b.globalErr = fmt.Errorf("compile the global allowlists: %w", err)
-			return
-		}
-		b.global = cfg.Allowlists
-	})
-	return b.global, b.globalErr
+// allowlist is a gitleaks allowlist: a finding it matches is dropped.
+type allowlist struct {
+	description string
+	// and is gitleaks' condition = "AND": every kind of check the allowlist
+	// has must hold (a path or commit check never does for a text).
+	and bool
+	// regexTarget is what the regexes are matched against: "" (the
+	// secret), "match" or "line".
+	regexTarget string
+	regexes     []string
+	stopWords   []string // lower case
+	paths       []string
+	commits     []string
+}
+
+// required is a rule a composite rule needs a finding of, near its own.
+type required struct {
+	id                         string
+	withinLines, withinColumns int
+	limitLines, limitColumns   bool
+}
+
+// book indexes the rules for the detector: built once per process, from
+// static data (no expression compiled).
+type book struct {
+	rules      []rule
+	allowlists []allowlist
+	index      map[string]int // rule id → position in rules
+	// keywords is gitleaks' prefilter: every rule keyword, once; byKeyword
+	// maps a keyword's position in it to the rules it selects.
+	keywords  *wordSet
+	byKeyword [][]int
+	// always are the rules without keywords: every text is scanned with them.
+	always []int
 }
 
 var (
 	bookOnce sync.Once
-	book     *ruleBook
-	bookErr  error
+	theBook  *book
 )
 
-// defaultBook returns the decoded default rules, decoding them on first use.
-func defaultBook() (*ruleBook, error) {
+// defaultBook returns the default rules' book, built on first use.
+func defaultBook() *book {
 	bookOnce.Do(func() {
-		// gitleaks logs findings (secrets included) at trace level through a
-		// package-global logger writing to stderr; nothing of it may ever
-		// leave the process.
+		// gitleaks' decoder (detect/codec) logs decoded segments, secrets
+		// included, at debug level through a package-global logger writing
+		// to stderr; nothing of it may ever leave the process.
 		logging.Logger = zerolog.Nop()
-		book, bookErr = decodeBook(config.DefaultConfig + extraRules)
+		theBook = newBook(defaultRules, defaultAllowlists)
 	})
-	return book, bookErr
+	return theBook
 }
 
-// decodeBook decodes a gitleaks TOML configuration into a ruleBook.
-func decodeBook(text string) (*ruleBook, error) {
-	b := &ruleBook{byKeyword: map[string][]string{}, requires: map[string][]string{}, index: map[string]int{}}
-	if err := toml.Unmarshal([]byte(text), &b.vc); err != nil {
-		return nil, fmt.Errorf("read default config: %w", err)
-	}
+func newBook(rules []rule, allowlists []allowlist) *book {
+	b := &book{rules: rules, allowlists: allowlists, index: make(map[string]int, len(rules))}
 	var words []string
-	for i, r := range b.vc.Rules {
-		b.index[r.ID] = i
-		if len(r.Keywords) == 0 {
-			b.always = append(b.always, r.ID)
+	number := map[string]int{}
+	for i, r := range rules {
+		b.index[r.id] = i
+		if len(r.keywords) == 0 {
+			b.always = append(b.always, i)
 		}
-		for _, k := range r.Keywords {
+		for _, k := range r.keywords {
 			k = strings.ToLower(k)
-			if _, seen := b.byKeyword[k]; !seen {
+			n, seen := number[k]
+			if !seen {
+				n = len(words)
+				number[k] = n
 				words = append(words, k)
+				b.byKeyword = append(b.byKeyword, nil)
 			}
-			b.byKeyword[k] = append(b.byKeyword[k], r.ID)
-		}
-		for _, req := range r.Required {
-			b.requires[r.ID] = append(b.requires[r.ID], req.ID)
+			b.byKeyword[n] = append(b.byKeyword[n], i)
 		}
 	}
-	b.trie = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
-	return b, nil
+	b.keywords = newWordSet(words)
+	return b
 }
 
-// selectRules returns the ids of the rules gitleaks' detector would run on
-// text: those without keywords, those with a keyword in text or in what
-// its encoded segments decode to (as deep as the detector decodes), and
-// the rules those need.
-func (b *ruleBook) selectRules(text string) map[string]bool {
-	ids := map[string]bool{}
-	for _, id := range b.always {
-		ids[id] = true
-	}
-	raw := text
-	var segments []*codec.EncodedSegment
-	decoder := codec.NewDecoder()
-	for depth := 0; ; {
-		for _, m := range b.trie.MatchString(strings.ToLower(raw)) {
-			for _, id := range b.byKeyword[m.MatchString()] {
-				ids[id] = true
-			}
-		}
-		if depth++; depth > decodeDepth {
-			break
-		}
-		if raw, segments = decoder.Decode(raw, segments); len(segments) == 0 {
-			break
-		}
-	}
-	for pending := slices.Collect(maps.Keys(ids)); len(pending) > 0; {
-		id := pending[len(pending)-1]
-		pending = pending[:len(pending)-1]
-		for _, req := range b.requires[id] {
-			if !ids[req] {
-				ids[req] = true
-				pending = append(pending, req)
-			}
-		}
-	}
-	return ids
+// compiledRule is a rule's expressions, compiled on first use.
+type compiledRule struct {
+	once sync.Once
+	re   *regexp.Regexp
+	// pathMatches is whether the rule's path expression matches the empty
+	// path of a text (gitleaks matches it against the fragment's path).
+	pathMatches bool
+
+	allowOnce  sync.Once
+	allowlists []compiledAllowlist
 }
 
-// compile compiles the rules ids and the rules they require (gitleaks
-// checks, rule by rule, that a required rule is in the same set).
-func (b *ruleBook) compile(ids []string) (map[string]config.Rule, error) {
-	vc := b.vc
-	vc.Allowlists, vc.AllowList = nil, nil
-	vc.Rules = vc.Rules[:0:0]
-	seen := map[string]bool{}
-	for len(ids) > 0 {
-		id := ids[len(ids)-1]
-		ids = ids[:len(ids)-1]
-		if seen[id] {
-			continue
+func (c *compiledRule) compile(r *rule) *compiledRule {
+	c.once.Do(func() {
+		if r.regex != "" {
+			c.re = regexp.MustCompile(r.regex)
 		}
-		seen[id] = true
-		r := b.vc.Rules[b.index[id]]
-		// Translate lowercases a rule's keywords in place: its own copy, so
-		// two detectors compiling at once never write the book's.
-		r.Keywords = slices.Clone(r.Keywords)
-		vc.Rules = append(vc.Rules, r)
-		ids = append(ids, b.requires[id]...)
-	}
-	cfg, err := vc.Translate()
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Rules, nil
+		if r.path != "" {
+			c.pathMatches = regexp.MustCompile(r.path).MatchString("")
+		}
+	})
+	return c
 }
 
-// lazyDetector is a detector over the rules compiled so far, grown when a
-// text needs more: bare without the global allowlists, full with them.
-type lazyDetector struct {
-	mu    sync.Mutex
-	rules map[string]config.Rule
-	bare  *detect.Detector
-	full  *detect.Detector
+// allows returns the rule's allowlists, compiled on first use: most rules
+// never have a candidate finding to check.
+func (c *compiledRule) allows(r *rule) []compiledAllowlist {
+	c.allowOnce.Do(func() { c.allowlists = compileAllowlists(r.allowlists) })
+	return c.allowlists
 }
 
-// detect returns what gitleaks' detector with all default rules finds in
-// text. A text without a finding before the global allowlists (nearly
-// every one) has none after them: the allowlists only remove findings, so
-// they are applied — and compiled, the first time — only to a text that
-// has one.
-func (l *lazyDetector) detect(text string) ([]report.Finding, error) {
-	b, err := defaultBook()
-	if err != nil {
-		return nil, err
-	}
-	ids := b.selectRules(text)
-	bare, err := l.detectorFor(b, ids, false)
-	if err != nil {
-		return nil, err
-	}
-	if fs := bare.DetectString(text); len(fs) == 0 {
-		return nil, nil
-	}
-	full, err := l.detectorFor(b, ids, true)
-	if err != nil {
-		return nil, err
-	}
-	return full.DetectString(text), nil
+// compiledAllowlist is an allowlist as gitleaks checks it.
+type compiledAllowlist struct {
+	and                  bool
+	target               string
+	regex                *regexp.Regexp // nil without regexes
+	stopWords            *wordSet
+	hasPaths, hasCommits bool
 }
 
-// detectorFor returns a detector holding at least the rules ids, with the
-// global allowlists when allow is set.
-func (l *lazyDetector) detectorFor(b *ruleBook, ids map[string]bool, allow bool) (*detect.Detector, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var missing []string
-	for id := range ids {
-		if _, ok := l.rules[id]; !ok {
-			missing = append(missing, id)
+func compileAllowlists(as []allowlist) []compiledAllowlist {
+	out := make([]compiledAllowlist, len(as))
+	for i, a := range as {
+		c := compiledAllowlist{and: a.and, target: a.regexTarget, hasPaths: len(a.paths) > 0, hasCommits: len(a.commits) > 0}
+		if len(a.regexes) > 0 {
+			// gitleaks joins an allowlist's expressions into one, and that
+			// is its meaning: a flag such as (?i) at the front of one
+			// alternative holds for the alternatives after it.
+			c.regex = regexp.MustCompile("(?:" + strings.Join(a.regexes, "|") + ")")
 		}
-	}
-	if len(missing) > 0 {
-		compiled, err := b.compile(missing)
-		if err != nil {
-			return nil, fmt.Errorf("compile rules %s: %w", strings.Join(missing, ", "), err)
+		if len(a.stopWords) > 0 {
+			c.stopWords = newWordSet(a.stopWords)
 		}
-		if l.rules == nil {
-			l.rules = map[string]config.Rule{}
-		}
-		maps.Copy(l.rules, compiled)
-		l.bare, l.full = nil, nil
+		out[i] = c
 	}
-	if !allow {
-		if l.bare == nil {
-			l.bare = newDetectorOf(b, l.rules, nil)
-		}
-		return l.bare, nil
-	}
-	if l.full == nil {
-		global, err := b.globals()
-		if err != nil {
-			return nil, err
-		}
-		l.full = newDetectorOf(b, l.rules, global)
-	}
-	return l.full, nil
-}
-
-// newDetectorOf makes a detector over rules with the allowlists given.
-func newDetectorOf(b *ruleBook, rules map[string]config.Rule, allowlists []*config.Allowlist) *detect.Detector {
-	cfg := config.Config{
-		Rules:      maps.Clone(rules),
-		Keywords:   map[string]struct{}{},
-		Allowlists: allowlists,
-	}
-	for _, r := range b.vc.Rules {
-		if _, ok := rules[r.ID]; ok {
-			cfg.OrderedRules = append(cfg.OrderedRules, r.ID)
-		}
-	}
-	for _, r := range cfg.Rules {
-		for _, k := range r.Keywords {
-			cfg.Keywords[k] = struct{}{}
-		}
-	}
-	det := detect.NewDetector(cfg)
-	det.MaxDecodeDepth = decodeDepth
-	// A "gitleaks:allow" comment in a transcript must not let a secret
-	// through to the vault.
-	det.IgnoreGitleaksAllow = true
-	return det
+	return out
 }

@@ -1,12 +1,9 @@
 package secrets
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 const (
@@ -37,17 +34,18 @@ type Finding struct {
 // Redactor replaces secrets in text. It compiles gitleaks' rules as texts
 // first need them (see rules.go); a Redactor is safe for concurrent use.
 type Redactor struct {
-	lazy lazyDetector
+	det detector
 }
 
 // NewRedactor returns a Redactor that has compiled no rule yet.
 func NewRedactor() *Redactor { return &Redactor{} }
 
-var shared = NewRedactor()
+var shared Redactor
 
-// Warm decodes gitleaks' default rules now (once), so a caller can overlap
-// it with I/O it has to do anyway (a Stop hook's git reads).
-func Warm() { _, _ = defaultBook() }
+// Warm indexes gitleaks' default rules now (once: their keyword trie), so a
+// caller can overlap it with I/O it has to do anyway (a Stop hook's git
+// reads).
+func Warm() { defaultBook() }
 
 // Redact returns text with every secret gitleaks' default rules find replaced
 // by "[REDACTED:<rule-id>]", and one Finding per replacement. It uses a
@@ -121,36 +119,7 @@ func (r *Redactor) RedactPaths(paths []string) []string {
 }
 
 // detect runs gitleaks' default rules over text.
-func (r *Redactor) detect(text string) []report.Finding {
-	fs, err := r.lazy.detect(text)
-	if err != nil {
-		// The configuration is gitleaks' embedded default: failing here is
-		// a build defect, not a runtime condition a caller can handle, and
-		// passing text through unredacted is not an option.
-		panic(fmt.Sprintf("secrets: build gitleaks detector: %v", err))
-	}
-	return fs
-}
-
-// extraRules are rules gitleaks' defaults lack, in its own TOML form so
-// they pass through the same detector (keywords, decoding, allowlists).
-//
-// connection-string-password: the user information of a URL with a
-// password ("postgres://app:s3cret@db/prod", "mongodb+srv://u:p@cluster",
-// mysql, redis, amqp, https). The secret is the whole "user:password" (not
-// the password alone: every occurrence of a secret is replaced, and a
-// one-letter password would take every such letter of the text with it).
-// A password may hold an unencoded "@" (the last one ends it); a value
-// already redacted ("[REDACTED:…]") is not a password.
-const extraRules = `
-
-[[rules]]
-id = "connection-string-password"
-description = "Password in the user information of a URL (a database, broker or cache connection string)"
-regex = '''(?i)\b[a-z][a-z0-9+.\-]{1,31}://([^\s:/?#@\[\]'"\x60<>]{0,256}:[^\s/?#\[\]'"\x60<>]{1,256})@[^\s/?#@'"\x60<>]'''
-secretGroup = 1
-keywords = ["://"]
-`
+func (r *Redactor) detect(text string) []finding { return r.det.detect(text) }
 
 // span is a byte range of the scanned text to replace with rule's marker.
 type span struct {
@@ -179,7 +148,7 @@ func around(edits []edit, n, reach int) []region {
 // scan runs the detector over the part of s in rg, in overlapping windows of
 // about size bytes cut at line ends where possible, and appends the ranges to
 // redact to spans (unsorted; see merge). searched is as for locate.
-func scan(spans []span, detect func(string) []report.Finding, s string, rg region, size, overlap int, searched map[string]bool) []span {
+func scan(spans []span, detect func(string) []finding, s string, rg region, size, overlap int, searched map[string]bool) []span {
 	for start := rg.lo; start < rg.hi; {
 		from, end := window(s, start, rg.hi, size, overlap)
 		spans = locate(spans, s, region{from, end}, detect(s[from:end]), searched)
@@ -228,22 +197,22 @@ func window(s string, start, hi, size, overlap int) (from, end int) {
 // (or, lacking one, its match); for a secret found only after decoding, also
 // the encoded range gitleaks reported. searched holds the strings already
 // looked up in s.
-func locate(spans []span, s string, win region, fs []report.Finding, searched map[string]bool) []span {
+func locate(spans []span, s string, win region, fs []finding, searched map[string]bool) []span {
 	for _, f := range fs {
-		decoded := slices.ContainsFunc(f.Tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") })
+		decoded := slices.ContainsFunc(f.tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") })
 		in := func(sub string) bool { return sub != "" && (searched[sub] || strings.Contains(s, sub)) }
-		sub := f.Secret
+		sub := f.secret
 		if !in(sub) {
-			sub = f.Match
+			sub = f.match
 		}
 		found := in(sub)
 		if found && !searched[sub] {
 			searched[sub] = true
-			spans = appendAll(spans, s, sub, f.RuleID)
+			spans = appendAll(spans, s, sub, f.ruleID)
 		}
 		if decoded || !found {
 			start, end := reported(s[win.lo:win.hi], f)
-			spans = append(spans, span{win.lo + start, win.lo + end, f.RuleID})
+			spans = append(spans, span{win.lo + start, win.lo + end, f.ruleID})
 		}
 	}
 	return spans
@@ -297,12 +266,12 @@ func appendAll(spans []span, s, sub, rule string) []span {
 }
 
 // reported recovers the byte range of f in s from gitleaks' line and column
-// numbers (the inverse of detect's location). Where they do not describe a
+// numbers (the inverse of locateMatch). Where they do not describe a
 // range of s it fails closed: from the start of the reported line to the end
 // of the last reported line, or of s.
-func reported(s string, f report.Finding) (start, end int) {
+func reported(s string, f finding) (start, end int) {
 	nl := newlines(s)
-	// detect counts columns from the newline that ends the previous line
+	// locateMatch counts columns from the newline that ends the previous line
 	// (or from 0 on the first line).
 	lineBase := func(line int) int {
 		if line <= 0 || line-1 >= len(nl) {
@@ -310,17 +279,17 @@ func reported(s string, f report.Finding) (start, end int) {
 		}
 		return nl[line-1]
 	}
-	start = lineBase(f.StartLine) + f.StartColumn - 1
-	end = lineBase(f.EndLine) + f.EndColumn
-	if f.StartLine >= 0 && f.StartLine <= len(nl) && start >= 0 && start < end && end <= len(s) {
+	start = lineBase(f.startLine) + f.startColumn - 1
+	end = lineBase(f.endLine) + f.endColumn
+	if f.startLine >= 0 && f.startLine <= len(nl) && start >= 0 && start < end && end <= len(s) {
 		return start, end
 	}
 	start, end = 0, len(s)
-	if f.StartLine > 0 && f.StartLine <= len(nl) {
-		start = nl[f.StartLine-1] + 1
+	if f.startLine > 0 && f.startLine <= len(nl) {
+		start = nl[f.startLine-1] + 1
 	}
-	if f.EndLine >= f.StartLine && f.EndLine < len(nl) && nl[f.EndLine] > start {
-		end = nl[f.EndLine]
+	if f.endLine >= f.startLine && f.endLine < len(nl) && nl[f.endLine] > start {
+		end = nl[f.endLine]
 	}
 	return start, end
 }
