@@ -109,7 +109,7 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if slices.ContainsFunc(rules, func(r check.Rule) bool { return r.ID() == check.NoSecretsID }) {
-		go secrets.Warm() // SCR008's rules decode while git resolves the history
+		go secrets.Warm() // SCR008's keyword index builds while git resolves the history
 	}
 	repo, err := opts.Factory.Repo(ctx)
 	if err != nil {

@@ -178,7 +178,7 @@ func runWrap(ctx context.Context, f *Factory, c *cobra.Command, o *WrapOptions) 
 		return err
 	}
 	if !o.QueueOnly {
-		go secrets.Warm() // the redactor's rules decode while git reads the repository
+		go secrets.Warm() // the redactor's keyword index builds while git reads the repository
 	}
 	if o.Hook && !o.QueueOnly && hook != nil && hook.SessionID != "" {
 		return runSessionStop(ctx, v, o, in, *hook)

@@ -42,7 +42,7 @@ func NewRedactor() *Redactor { return &Redactor{} }
 
 var shared Redactor
 
-// Warm indexes gitleaks' default rules now (once: their keyword trie), so a
+// Warm indexes gitleaks' default rules now (once: their keyword index), so a
 // caller can overlap it with I/O it has to do anyway (a Stop hook's git
 // reads).
 func Warm() { defaultBook() }
