@@ -53,3 +53,39 @@ func TestWriteFileAtomicRemovesStaleTemps(t *testing.T) {
 		t.Errorf("journal.md = %q", b)
 	}
 }
+
+// WriteFileReplace replaces a file whole (no temporary file left, the
+// mode kept) and removes the stale temporaries a killed write of it left;
+// TidyTemps does the same without writing.
+func TestWriteFileReplace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ade7ac53fc14") // a name ending in digits, as the follow-up cache's may
+	if err := WriteFileReplace(path, []byte("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o600)
+	stale := filepath.Join(dir, ".ade7ac53fc141234567890")
+	os.WriteFile(stale, []byte("partial"), 0o644)
+	old := time.Now().Add(-2 * StaleTempAge)
+	os.Chtimes(stale, old, old)
+	if err := WriteFileReplace(path, []byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "two\n" {
+		t.Errorf("content %q", b)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's 0600 kept", fi.Mode().Perm())
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("left in the directory: %v", ents)
+	}
+	os.WriteFile(stale, []byte("partial"), 0o644)
+	os.Chtimes(stale, old, old)
+	TidyTemps(path)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("TidyTemps left the stale temporary file (%v)", err)
+	}
+}

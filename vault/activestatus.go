@@ -363,7 +363,8 @@ func (v *Vault) saveFollowupCache() {
 	}
 	path := v.followupCachePath()
 	// A write killed between create and rename left its temporary file:
-	// the next regeneration's removes it, whether or not it saves.
+	// the next regeneration removes it, whether or not it saves (cache-*
+	// are an older scribe's).
 	if old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "cache-*")); len(old) > 0 {
 		for _, o := range old {
 			if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > gitops.StaleTempAge {
@@ -371,17 +372,10 @@ func (v *Vault) saveFollowupCache() {
 			}
 		}
 	}
-	if !c.Changed() || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "cache-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(c.Encode())
-	f.Chmod(0o644)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
+	if c.Changed() {
+		gitops.WriteFileReplace(path, c.Encode())
+	} else {
+		gitops.TidyTemps(path)
 	}
 }
 

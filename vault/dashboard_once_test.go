@@ -53,7 +53,12 @@ func TestStaleFollowupCacheTempIsRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Dir(v.followupCachePath())
-	stale, fresh := filepath.Join(dir, "cache-123456789"), filepath.Join(dir, "cache-987654321")
+	base := filepath.Base(v.followupCachePath())
+	stale, fresh := filepath.Join(dir, "."+base+"1234567890"), filepath.Join(dir, "."+base+"9876543210")
+	legacy := filepath.Join(dir, "cache-123456789")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(legacy, []byte("partial"), 0o644)
+	os.Chtimes(legacy, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour))
 	os.MkdirAll(dir, 0o755)
 	if os.WriteFile(stale, []byte("partial"), 0o644) != nil || os.WriteFile(fresh, []byte("in flight"), 0o644) != nil {
 		t.Fatal("cannot write the temporary files")
@@ -65,6 +70,9 @@ func TestStaleFollowupCacheTempIsRemoved(t *testing.T) {
 	v2.saveFollowupCache()
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("an older scribe's stale temporary file is still there (%v)", err)
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Errorf("a live write's temporary file was removed: %v", err)

@@ -307,7 +307,7 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 			delete(st.Rendered, wp)
 			continue
 		}
-		if err := gitops.WriteFileAtomic(abs, want); err != nil {
+		if err := gitops.WriteFileReplace(abs, want); err != nil {
 			warns = append(warns, fmt.Sprintf("view %s not written: %v", wp, err))
 			continue
 		}
@@ -315,9 +315,7 @@ func (v *Vault) RenderView(ctx context.Context) []string {
 	}
 	st.Tip, st.Ref = tip, head.Ref
 	if b, err := json.Marshal(st); err == nil {
-		if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err == nil {
-			gitops.WriteFileAtomic(stateFile, b)
-		}
+		gitops.WriteFileReplace(stateFile, b)
 	}
 	return warns
 }
