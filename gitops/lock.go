@@ -138,13 +138,7 @@ func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions)
 	if err != nil || len(names) == 0 {
 		return nil, err
 	}
-	held := func() []*Lock {
-		ls := make([]*Lock, len(names))
-		for i, n := range names {
-			ls[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: oid, Owner: h}
-		}
-		return ls
-	}
+	held := func() []*Lock { return r.locksOf(names, oid, h) }
 	var create strings.Builder
 	for _, n := range names {
 		fmt.Fprintf(&create, "create %s%s %s\n", LockRefPrefix, n, oid)
@@ -328,11 +322,7 @@ func (r *Repo) takePreparedLocks(ctx context.Context, names []string, opts LockO
 	if err == nil && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose &&
 		time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 && r.extendPrepared(ctx, p, want) {
 		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
-		held := make([]*Lock, len(want))
-		for i, n := range want {
-			held[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: p.oid, Owner: p.h}
-		}
-		return held
+		return r.locksOf(want, p.oid, p.h)
 	}
 	r.releasePrepared(ctx, p)
 	return nil
@@ -388,12 +378,17 @@ func (r *Repo) releasePrepared(ctx context.Context, p *holderPrefetch) {
 	if !p.held {
 		return
 	}
-	held := make([]*Lock, len(p.names))
-	for i, n := range p.names {
-		held[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: p.oid, Owner: p.h}
-	}
-	r.releaseAll(ctx, held)
+	r.releaseAll(ctx, r.locksOf(p.names, p.oid, p.h))
 	p.held = false
+}
+
+// locksOf are the locks names held with holder object oid.
+func (r *Repo) locksOf(names []string, oid string, h Holder) []*Lock {
+	ls := make([]*Lock, len(names))
+	for i, n := range names {
+		ls[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: oid, Owner: h}
+	}
+	return ls
 }
 
 // takeHolder is the prepared holder when there is one for opts (once: a

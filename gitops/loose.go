@@ -128,15 +128,11 @@ func (r *Repo) readVaultLoose(commit string, dirs, paths []string) (map[string][
 // (every one when ""), as `git ls-tree -r --name-only` lists them.
 func (r *Repo) listLoose(commit, dir string) ([]string, bool) {
 	l := r.loose()
-	if l == nil || !plumbing.IsHash(commit) {
+	if l == nil {
 		return nil, false
 	}
-	co, err := l.EncodedObject(plumbing.CommitObject, plumbing.NewHash(commit))
-	if err != nil {
-		return nil, false
-	}
-	var c object.Commit
-	if c.Decode(co) != nil {
+	c, ok := decodeCommit(l, commit)
+	if !ok {
 		return nil, false
 	}
 	h := c.TreeHash
@@ -197,12 +193,8 @@ func (r *Repo) vaultLogLoose(tip string, n int) ([]VaultCommit, bool) {
 	}
 	var out []VaultCommit
 	for cur := plumbing.NewHash(tip); len(out) < n; {
-		co, err := l.EncodedObject(plumbing.CommitObject, cur)
-		if err != nil {
-			return nil, false
-		}
-		var c object.Commit
-		if c.Decode(co) != nil || len(c.ParentHashes) > 1 || (c.Encoding != "" && !strings.EqualFold(string(c.Encoding), "utf-8")) {
+		c, ok := decodeCommit(l, cur.String())
+		if !ok || len(c.ParentHashes) > 1 || (c.Encoding != "" && !strings.EqualFold(string(c.Encoding), "utf-8")) {
 			return nil, false
 		}
 		subject, ok := plainSubject(c.Message)

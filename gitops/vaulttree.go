@@ -239,21 +239,34 @@ func (r *Repo) keepVault(commit string, paths, dirs []string, files map[string][
 	}
 }
 
-// readTreesGoGit reads the directories' trees with go-git; ok is false on
-// anything but a clean read (go-git's "not found" is not trusted: git
-// confirms).
-func readTreesGoGit(st interface {
+// objectReader is an object store go-git's object decoding reads from:
+// its filesystem storage, or the loose objects alone (looseObjects).
+type objectReader interface {
 	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
-}, commit string, dirs []string) (vaultTrees, bool) {
-	if !plumbing.IsHash(commit) {
+}
+
+// decodeCommit is the commit id read from st.
+func decodeCommit(st objectReader, id string) (*object.Commit, bool) {
+	if !plumbing.IsHash(id) {
 		return nil, false
 	}
-	co, err := st.EncodedObject(plumbing.CommitObject, plumbing.NewHash(commit))
+	co, err := st.EncodedObject(plumbing.CommitObject, plumbing.NewHash(id))
 	if err != nil {
 		return nil, false
 	}
 	var c object.Commit
 	if c.Decode(co) != nil {
+		return nil, false
+	}
+	return &c, true
+}
+
+// readTreesGoGit reads the directories' trees with go-git; ok is false on
+// anything but a clean read (go-git's "not found" is not trusted: git
+// confirms).
+func readTreesGoGit(st objectReader, commit string, dirs []string) (vaultTrees, bool) {
+	c, ok := decodeCommit(st, commit)
+	if !ok {
 		return nil, false
 	}
 	trees := vaultTrees{}
