@@ -197,3 +197,26 @@ func TestVaultLogLooseMatchesGit(t *testing.T) {
 		t.Error("packed commits read as loose")
 	}
 }
+
+// A path with a newline is one request of cat-file's line-based batch no
+// more: read on its own, it leaves the answers to the other paths theirs.
+func TestReadVaultPlumbingPathWithANewline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	odd := "notes/a\nb.md"
+	blob := func(s string) string { return strings.TrimSpace(tr.GitStdin([]byte(s), "hash-object", "-w", "--stdin")) }
+	notes := strings.TrimSpace(tr.GitStdin([]byte("100644 blob "+blob("odd\n")+"\ta\nb.md\x00100644 blob "+blob("plain\n")+"\tb.md\x00"), "mktree", "-z"))
+	root := strings.TrimSpace(tr.GitStdin([]byte("040000 tree "+notes+"\tnotes\n100644 blob "+blob("j\n")+"\tjournal.md\n"), "mktree"))
+	commit := strings.TrimSpace(tr.GitStdin([]byte("vault\n"), "commit-tree", root))
+	r := tr.open()
+	paths := []string{"journal.md", odd, "notes/b.md", "notes/a"}
+	files, _, err := r.readVaultPlumbing(ctx, commit, treeDirs(paths), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{"journal.md": []byte("j\n"), odd: []byte("odd\n"), "notes/b.md": []byte("plain\n")}
+	if !maps.EqualFunc(files, want, func(a, b []byte) bool { return string(a) == string(b) }) {
+		t.Errorf("files = %q, want %q", files, want)
+	}
+}

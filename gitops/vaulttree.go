@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -297,6 +298,37 @@ func readTreesGoGit(st objectReader, commit string, dirs []string) (vaultTrees, 
 // readVaultPlumbing is readVault through one `git cat-file --batch`: the
 // root tree, each directory's tree, then each path's blob.
 func (r *Repo) readVaultPlumbing(ctx context.Context, commit string, dirs, paths []string) (map[string][]byte, vaultTrees, error) {
+	// The batch's requests are lines: a path with a newline in it would be
+	// two requests, and every answer after it another path's. Such a path
+	// is read on its own, and its directories leave the trees unread.
+	var lined []string
+	if slices.ContainsFunc(paths, func(p string) bool { return strings.Contains(p, "\n") }) {
+		var batch []string
+		for _, p := range paths {
+			if strings.Contains(p, "\n") {
+				lined = append(lined, p)
+			} else {
+				batch = append(batch, p)
+			}
+		}
+		paths = batch
+		dirs = slices.DeleteFunc(slices.Clone(dirs), func(d string) bool { return strings.Contains(d, "\n") })
+	}
+	files, trees, err := r.readVaultBatch(ctx, commit, dirs, paths)
+	if err != nil || len(lined) == 0 {
+		return files, trees, err
+	}
+	for _, p := range lined {
+		if b, err := r.Git(ctx, "cat-file", "blob", commit+":"+p); err == nil {
+			files[p] = b
+		}
+	}
+	return files, nil, nil
+}
+
+// readVaultBatch is readVaultPlumbing's one `git cat-file --batch`, for
+// paths without a newline.
+func (r *Repo) readVaultBatch(ctx context.Context, commit string, dirs, paths []string) (map[string][]byte, vaultTrees, error) {
 	var in bytes.Buffer
 	for _, d := range dirs {
 		if d == "" {
