@@ -190,7 +190,7 @@ func (v *Vault) prefetchTracked(ctx context.Context, head gitops.Head) {
 	v.tracked = l
 	go func() {
 		defer close(l.done)
-		l.out, l.err = v.Repo.Git(ctx, append([]string{"ls-files", "-z", "--"}, paths...)...)
+		l.out, l.err = v.Repo.TrackedPaths(ctx, paths)
 	}()
 }
 
@@ -201,7 +201,7 @@ func (v *Vault) trackedAmong(ctx context.Context, wtPaths []string) ([]byte, err
 		<-l.done
 		return l.out, l.err
 	}
-	return v.Repo.Git(ctx, append([]string{"ls-files", "-z", "--"}, wtPaths...)...)
+	return v.Repo.TrackedPaths(ctx, wtPaths)
 }
 
 // RenderView writes the vault's files into the working tree at their view

@@ -1,0 +1,123 @@
+package gitops
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Which of a few paths the index holds is asked by every wrap and Stop
+// (does the branch still track a view path?), and `git ls-files` reads the
+// whole index in a process of its own for it. The index of a plain
+// repository is read here instead: version 2 or 3, SHA-1, no split or
+// sparse index, nothing of it conflicted, the paths literal. Anything else
+// is git's (ok false).
+
+// TrackedPaths is `git ls-files -z -- paths` for literal paths: the
+// entries that are one of paths or lie under one, in index order.
+func (r *Repo) TrackedPaths(ctx context.Context, paths []string) ([]byte, error) {
+	if out, ok := r.trackedInIndex(paths); ok {
+		return out, nil
+	}
+	return r.Git(ctx, append([]string{"ls-files", "-z", "--"}, paths...)...)
+}
+
+// trackedInIndex is TrackedPaths from the index file.
+func (r *Repo) trackedInIndex(paths []string) ([]byte, bool) {
+	if r.objectFormat != "sha1" || r.env != nil || os.Getenv("GIT_INDEX_FILE") != "" || !plainConfig(filepath.Join(r.CommonDir, "config")) {
+		return nil, false
+	}
+	for _, p := range paths {
+		if p == "" || strings.ContainsAny(p, "*?[\\:") || strings.HasPrefix(p, "/") {
+			return nil, false // pathspec magic or a glob
+		}
+	}
+	if cfg, err := os.ReadFile(filepath.Join(r.CommonDir, "config")); err != nil ||
+		strings.Contains(strings.ReplaceAll(strings.ToLower(string(cfg)), " ", ""), "ignorecase=true") {
+		return nil, false // pathspecs then match without case
+	}
+	b, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	if os.IsNotExist(err) {
+		return nil, true // no index: nothing tracked
+	}
+	if err != nil {
+		return nil, false
+	}
+	return indexMatches(b, paths)
+}
+
+// indexMatches scans index data (version 2 or 3) for the entries paths
+// name; ok is false where the index is one this reader leaves to git.
+func indexMatches(b []byte, paths []string) ([]byte, bool) {
+	const hashLen, fixed = 20, 62 // stat data, object id, flags
+	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
+		return nil, false
+	}
+	version := binary.BigEndian.Uint32(b[4:8])
+	if version != 2 && version != 3 {
+		return nil, false
+	}
+	n := binary.BigEndian.Uint32(b[8:12])
+	end := len(b) - hashLen
+	var out bytes.Buffer
+	off := 12
+	for i := uint32(0); i < n; i++ {
+		if off+fixed > end {
+			return nil, false
+		}
+		mode := binary.BigEndian.Uint32(b[off+24 : off+28])
+		flags := binary.BigEndian.Uint16(b[off+60 : off+62])
+		nameAt := off + fixed
+		if flags&0x4000 != 0 { // extended flags
+			if version < 3 {
+				return nil, false
+			}
+			nameAt += 2
+		}
+		if nameAt > end {
+			return nil, false
+		}
+		nul := bytes.IndexByte(b[nameAt:end], 0)
+		if nul < 0 {
+			return nil, false
+		}
+		name := b[nameAt : nameAt+nul]
+		if l := int(flags & 0xfff); l != 0xfff && l != len(name) {
+			return nil, false
+		}
+		if mode&0o170000 == 0o040000 {
+			return nil, false // a sparse index's directory entry
+		}
+		for _, p := range paths {
+			if string(name) == p || (len(name) > len(p) && string(name[:len(p)]) == p && name[len(p)] == '/') {
+				if flags&0x3000 != 0 {
+					return nil, false // conflicted: git lists each stage
+				}
+				out.Write(name)
+				out.WriteByte(0)
+				break
+			}
+		}
+		// Entries are padded with 1 to 8 NULs to a multiple of eight.
+		off += (nameAt - off + len(name) + 8) &^ 7
+	}
+	// Extensions: a split index keeps entries elsewhere.
+	for off+8 <= end {
+		sig := string(b[off : off+4])
+		size := int(binary.BigEndian.Uint32(b[off+4 : off+8]))
+		if sig == "link" || sig == "sdir" {
+			return nil, false
+		}
+		if size < 0 || off+8+size > end {
+			return nil, false
+		}
+		off += 8 + size
+	}
+	if off != end {
+		return nil, false
+	}
+	return out.Bytes(), true
+}
