@@ -124,6 +124,7 @@ func (v *Vault) readSessionsAt(ctx context.Context, tip string, also []string) (
 			out[id] = s
 		}
 	}
+	v.saveSessionCache()
 	return out, nil
 }
 
@@ -138,17 +139,34 @@ func (v *Vault) parseSession(b []byte) (notes.Session, error) {
 	if ok {
 		return s.Clone(), nil
 	}
-	s, err := notes.ParseSession(b)
-	if err != nil {
-		return s, err
+	// Only a long record is worth the cache: reading it costs gob's setup
+	// (~1 ms a process) before it saves anything.
+	key := ""
+	if len(b) >= cachedRecordMin {
+		key = recordKey(b)
+		v.sessionParsesMu.Lock()
+		s, ok = v.cachedSession(key)
+		v.sessionParsesMu.Unlock()
+	}
+	if !ok {
+		var err error
+		if s, err = notes.ParseSession(b); err != nil {
+			return s, err
+		}
 	}
 	v.sessionParsesMu.Lock()
+	if !ok {
+		v.yamlParses++
+		if key != "" {
+			v.keepSession(key, s)
+		}
+	}
 	if v.sessionParses == nil || len(v.sessionParses) >= 64 {
 		v.sessionParses = map[string]notes.Session{} // a long-running process keeps few
 	}
 	v.sessionParses[string(b)] = s.Clone()
 	v.sessionParsesMu.Unlock()
-	return s, nil
+	return s.Clone(), nil
 }
 
 // sessionRender is a session record rendered in the background; the

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"time"
 
@@ -66,5 +67,58 @@ func TestRenderAheadIsOfItsRecord(t *testing.T) {
 	}
 	if got := (Plan{Session: &other}).renderSession(); !bytes.Equal(got, other.Render()) {
 		t.Fatal("a plan without a render made ahead")
+	}
+}
+
+// A journaled record is parsed from its YAML once across processes: the
+// next Vault (the next command) reads the kept parse, equal to the YAML's;
+// an open record is parsed every time; a cache of another build, or
+// damaged, is not read.
+func TestJournaledRecordsParseOnceAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	v := proseRepo(t)
+	journaled := longSession(200)
+	journaled.ID, journaled.Status = "old", notes.SessionJournaled
+	journaled.Followups = []notes.SessionFollowup{{Text: "route me", Status: notes.FollowupPending}}
+	open := longSession(3)
+	jb, ob := journaled.Render(), open.Render()
+
+	first := &Vault{Repo: v.Repo, Config: v.Config}
+	a, err := first.parseSession(jb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.parseSession(ob)
+	first.saveSessionCache()
+	if first.yamlParses != 2 {
+		t.Fatalf("first process parsed %d records as YAML, want 2", first.yamlParses)
+	}
+
+	next := &Vault{Repo: v.Repo, Config: v.Config}
+	b, err := next.parseSession(jb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next.parseSession(ob)
+	if next.yamlParses != 1 {
+		t.Errorf("the next process parsed %d records as YAML, want 1 (the open one)", next.yamlParses)
+	}
+	if len(jb) < cachedRecordMin {
+		t.Fatalf("the long record is %d bytes, under the cache's %d", len(jb), cachedRecordMin)
+	}
+	if !bytes.Equal(a.Render(), b.Render()) || len(b.Followups) != 1 || len(b.Commits) != 200 {
+		t.Errorf("the kept parse differs from the YAML's")
+	}
+
+	// Damaged: not read.
+	raw, err := os.ReadFile(v.sessionCachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[len(raw)-1] ^= 0xff
+	os.WriteFile(v.sessionCachePath(), raw, 0o644)
+	damaged := &Vault{Repo: v.Repo, Config: v.Config}
+	if _, err := damaged.parseSession(jb); err != nil || damaged.yamlParses != 1 {
+		t.Errorf("a damaged cache was read (%d YAML parses, %v)", damaged.yamlParses, err)
 	}
 }

@@ -54,6 +54,10 @@ type Vault struct {
 	// Build reads back the records the command parsed at its start.
 	sessionParses   map[string]notes.Session
 	sessionParsesMu sync.Mutex
+	// sessionCache is the journaled records' parses kept across processes
+	// (sessioncache.go); yamlParses counts the YAML parses (the tests).
+	sessionCache *sessionCache
+	yamlParses   int
 	// infosAhead is a commitInfos read started early (prefetchInfos).
 	infosAhead *infoPrefetch
 

@@ -1,0 +1,118 @@
+package vault
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+
+	"github.com/git-scribe/git-scribe/gitops"
+	"github.com/git-scribe/git-scribe/notes"
+)
+
+// Every command reads every session record (up to ten journaled ones
+// besides the open), and a long session's record is tens of KB of YAML:
+// ~1.6 ms a parse at 200 commits, so ten of them would be most of a Stop.
+// A journaled record does not change, so its parse is kept in scribe's
+// state dir by the record's content hash (gob, ~13× faster to read than
+// the YAML), for this build of scribe only (buildStamp: another build may
+// parse differently). Open records change every turn and are not kept. A
+// cache missing, damaged or of another build is an empty one: it costs the
+// parses it saves, never a record.
+
+// cachedRecordMin is the size from which a journaled record's parse is
+// kept: ~100 commits, ~0.8 ms of YAML.
+const cachedRecordMin = 16 << 10
+
+// sessionCache is the kept parses, read once per process.
+type sessionCache struct {
+	Stamp   string
+	Records map[string]notes.Session // by sha256 of the record's bytes
+	seen    map[string]bool          // keys this process used
+	dirty   bool
+}
+
+func (v *Vault) sessionCachePath() string {
+	return filepath.Join(v.Repo.ScribeDir(), "sessions.cache")
+}
+
+// loadSessionCache reads the cache file once; the caller holds
+// sessionParsesMu.
+func (v *Vault) loadSessionCache() *sessionCache {
+	if v.sessionCache != nil {
+		return v.sessionCache
+	}
+	c := &sessionCache{Stamp: buildStamp(), Records: map[string]notes.Session{}, seen: map[string]bool{}}
+	v.sessionCache = c
+	if v.Repo == nil {
+		return c
+	}
+	b, err := os.ReadFile(v.sessionCachePath())
+	if err != nil || len(b) < sha256.Size {
+		return c
+	}
+	sum, body := b[:sha256.Size], b[sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return c // damaged
+	}
+	var kept sessionCache
+	if gob.NewDecoder(bytes.NewReader(body)).Decode(&kept) != nil || kept.Stamp != c.Stamp || kept.Records == nil {
+		return c
+	}
+	c.Records = kept.Records
+	return c
+}
+
+// cachedSession is the kept parse of record bytes b, if any; the caller
+// holds sessionParsesMu.
+func (v *Vault) cachedSession(key string) (notes.Session, bool) {
+	c := v.loadSessionCache()
+	s, ok := c.Records[key]
+	if ok {
+		c.seen[key] = true
+	}
+	return s, ok
+}
+
+// keepSession adds a journaled record's parse; the caller holds
+// sessionParsesMu.
+func (v *Vault) keepSession(key string, s notes.Session) {
+	if s.Open() {
+		return
+	}
+	c := v.loadSessionCache()
+	c.Records[key] = s.Clone()
+	c.seen[key] = true
+	c.dirty = true
+}
+
+// saveSessionCache writes the cache back when parses were added, keeping
+// only the records this process read (the vault's current ones).
+func (v *Vault) saveSessionCache() {
+	v.sessionParsesMu.Lock()
+	defer v.sessionParsesMu.Unlock()
+	c := v.sessionCache
+	if c == nil || !c.dirty || v.ReadOnly || v.Repo == nil {
+		return
+	}
+	keep := sessionCache{Stamp: c.Stamp, Records: map[string]notes.Session{}}
+	for k := range c.seen {
+		keep.Records[k] = c.Records[k]
+	}
+	var body bytes.Buffer
+	if gob.NewEncoder(&body).Encode(keep) != nil {
+		return
+	}
+	sum := sha256.Sum256(body.Bytes())
+	if gitops.WriteFileReplace(v.sessionCachePath(), append(sum[:], body.Bytes()...)) == nil {
+		c.dirty = false
+	}
+}
+
+// recordKey is the cache key of record bytes b.
+func recordKey(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
