@@ -205,7 +205,9 @@ func TestReadVaultPlumbingPathWithANewline(t *testing.T) {
 	ctx := context.Background()
 	tr := newRepo(t)
 	odd := "notes/a\nb.md"
-	blob := func(s string) string { return strings.TrimSpace(tr.GitStdin([]byte(s), "hash-object", "-w", "--stdin")) }
+	blob := func(s string) string {
+		return strings.TrimSpace(tr.GitStdin([]byte(s), "hash-object", "-w", "--stdin"))
+	}
 	notes := strings.TrimSpace(tr.GitStdin([]byte("100644 blob "+blob("odd\n")+"\ta\nb.md\x00100644 blob "+blob("plain\n")+"\tb.md\x00"), "mktree", "-z"))
 	root := strings.TrimSpace(tr.GitStdin([]byte("040000 tree "+notes+"\tnotes\n100644 blob "+blob("j\n")+"\tjournal.md\n"), "mktree"))
 	commit := strings.TrimSpace(tr.GitStdin([]byte("vault\n"), "commit-tree", root))
