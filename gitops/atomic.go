@@ -17,12 +17,10 @@ import (
 // rename.
 const StaleTempAge = time.Minute
 
-const staleTempAge = StaleTempAge
-
 // removeStaleTemps deletes the temp files our atomic writer leaves when it
 // is killed mid-write: "." + the name of the file being written + a random
 // decimal number (renameio's pattern; os.CreateTemp's on Windows), older
-// than staleTempAge, in dir. target is the base name about to be written;
+// than StaleTempAge, in dir. target is the base name about to be written;
 // another file's temp counts only when that file exists, so nothing of the
 // user's that merely ends in digits is touched. Errors are ignored: this is
 // tidying, never a reason to fail a write.
@@ -43,7 +41,7 @@ func removeStaleTemps(dir, target string) {
 		if !ok || (base != target && !names[base]) || !e.Type().IsRegular() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > StaleTempAge {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -71,21 +69,7 @@ func tempOf(name string) (string, bool) {
 // as the atomic writer names its own, so a write killed mid-way leaves
 // what the next write to that file removes.
 func WriteFileReplace(path string, data []byte) error {
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create directory for %s: %w", path, err)
-	}
-	removeStaleTemps(filepath.Clean(dir), base)
-	err := replaceFile(path, data, perm)
-	stepDone(func() string { return "write " + path })
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return writeFileWith(path, data, replaceFile)
 }
 
 // TidyTemps removes what writes of path killed mid-way left (stale
@@ -96,6 +80,7 @@ func TidyTemps(path string) {
 
 func replaceFile(path string, data []byte, perm fs.FileMode) error {
 	dir, base := filepath.Split(path)
+	removeStaleTemps(filepath.Clean(dir), base)
 	var f *os.File
 	var err error
 	for range 10 {

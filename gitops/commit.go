@@ -1258,6 +1258,12 @@ func (r *Repo) updateIndex(ctx context.Context, args []string) error {
 // WriteFileAtomic writes data to path via a temp file, fsync and rename,
 // creating parent directories and keeping an existing file's mode.
 func WriteFileAtomic(path string, data []byte) error {
+	return writeFileWith(path, data, writeFileAtomic)
+}
+
+// writeFileWith is what both atomic writers share: the directory made, an
+// existing file's mode kept, the step counted for the kill sweep.
+func writeFileWith(path string, data []byte, write func(string, []byte, fs.FileMode) error) error {
 	perm := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
@@ -1265,7 +1271,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
 	}
-	err := writeFileAtomic(path, data, perm)
+	err := write(path, data, perm)
 	stepDone(func() string { return "write " + path })
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -1290,7 +1296,7 @@ var scratchPrefixes = []string{"blobs-", "index-", "vault-index-"}
 
 // removeStaleScratch deletes the scratch files and directories a killed
 // write left under the scribe dir (its deferred removal never ran), once
-// they are staleTempAge old: a live write's are milliseconds old. Once per
+// they are StaleTempAge old: a live write's are milliseconds old. Once per
 // process, at its first write; errors are ignored (tidying, never a reason
 // to fail a write).
 func (r *Repo) removeStaleScratch() {
@@ -1306,7 +1312,7 @@ func (r *Repo) removeStaleScratch() {
 		if !scratch {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > StaleTempAge {
 			os.RemoveAll(filepath.Join(r.ScribeDir(), e.Name()))
 		}
 	}

@@ -98,7 +98,7 @@ func TestFaultLoopKilledWrites(t *testing.T) {
 	// The temp files kills left are removed by the first write after they
 	// went stale.
 	temps, _ := filepath.Glob(filepath.Join(tr.Dir, ".claude", "sonmat", ".journal.md*"))
-	old := time.Now().Add(-2 * staleTempAge)
+	old := time.Now().Add(-2 * StaleTempAge)
 	for _, p := range temps {
 		os.Chtimes(p, old, old)
 	}
