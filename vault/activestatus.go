@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/git-scribe/git-scribe/followups"
@@ -379,11 +380,12 @@ func (v *Vault) saveFollowupCache() {
 	}
 }
 
-// buildStamp names this binary for the follow-up cache: its module
+// buildStamp names this binary for the follow-up and session caches (once
+// a process): its module
 // version and commit, and the executable's size and time (a rebuild of
 // changed code is another build), so that a cache a parser of another
 // build wrote is never read.
-func buildStamp() string {
+var buildStamp = sync.OnceValue(func() string {
 	var b strings.Builder
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		b.WriteString(bi.Main.Path + "@" + bi.Main.Version)
@@ -399,7 +401,7 @@ func buildStamp() string {
 		}
 	}
 	return b.String()
-}
+})
 
 // ActiveStatus computes the dashboard from the durable sources as they are
 // in the work tree now; it writes nothing.
