@@ -170,21 +170,33 @@ func plainRepo(top, dotgit string, fi os.FileInfo, uid int) (*Repo, bool) {
 			return nil, false
 		}
 	}
-	if !plainConfig(filepath.Join(common, "config")) {
+	cfg := scanConfig(filepath.Join(common, "config"))
+	if !cfg.plain {
 		return nil, false
 	}
 	r := &Repo{WorkTree: top, GitDir: gitDir, CommonDir: common, objectFormat: "sha1"}
 	r.emptyOnce.Do(func() { r.emptyTree = emptyTrees["sha1"] })
+	r.cfgOnce.Do(func() { r.cfg = cfg })
 	return r, true
 }
 
-// plainConfig reports a config that cannot move the work tree, make the
-// repository bare, change the object format or pull in other files.
-func plainConfig(path string) bool {
+// repoConfig is what one read of a repository's config file says.
+type repoConfig struct {
+	// plain: nothing in it moves the work tree, makes the repository bare,
+	// changes the object format or pulls in other files.
+	plain bool
+	// ignoreCase: core.ignorecase is on (pathspecs then match without
+	// case).
+	ignoreCase bool
+}
+
+// scanConfig reads the config file at path.
+func scanConfig(path string) repoConfig {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return false
+		return repoConfig{}
 	}
+	var c repoConfig
 	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -193,16 +205,16 @@ func plainConfig(path string) bool {
 			continue
 		}
 		if strings.HasSuffix(line, "\\") {
-			return false // a continued line
+			return repoConfig{} // a continued line
 		}
 		if line[0] == '[' {
 			end := strings.IndexByte(line, ']')
 			if end < 0 {
-				return false
+				return repoConfig{}
 			}
 			section = strings.TrimSpace(line[1:end])
 			if section == "extensions" || strings.HasPrefix(section, "include") {
-				return false
+				return repoConfig{}
 			}
 			if line = strings.TrimSpace(line[end+1:]); line == "" {
 				continue
@@ -211,17 +223,27 @@ func plainConfig(path string) bool {
 		if section != "core" {
 			continue
 		}
-		key, val, _ := strings.Cut(line, "=")
+		key, val, hasVal := strings.Cut(line, "=")
+		val = strings.TrimSpace(val)
 		switch strings.TrimSpace(key) {
 		case "worktree":
-			return false
+			return repoConfig{}
 		case "bare":
-			if v := strings.TrimSpace(val); v != "false" {
-				return false
+			if val != "false" {
+				return repoConfig{}
 			}
+		case "ignorecase":
+			c.ignoreCase = !hasVal || val == "true" || val == "yes" || val == "on" || val == "1"
 		}
 	}
-	return sc.Err() == nil
+	c.plain = sc.Err() == nil
+	return c
+}
+
+// config is the repository's config as scanConfig reads it, once.
+func (r *Repo) config() repoConfig {
+	r.cfgOnce.Do(func() { r.cfg = scanConfig(filepath.Join(r.CommonDir, "config")) })
+	return r.cfg
 }
 
 // isGitDir is git's is_git_directory, as far as a work tree's parents

@@ -27,17 +27,13 @@ func (r *Repo) TrackedPaths(ctx context.Context, paths []string) ([]byte, error)
 
 // trackedInIndex is TrackedPaths from the index file.
 func (r *Repo) trackedInIndex(paths []string) ([]byte, bool) {
-	if r.objectFormat != "sha1" || r.env != nil || os.Getenv("GIT_INDEX_FILE") != "" || !plainConfig(filepath.Join(r.CommonDir, "config")) {
-		return nil, false
+	if cfg := r.config(); r.objectFormat != "sha1" || r.env != nil || os.Getenv("GIT_INDEX_FILE") != "" || !cfg.plain || cfg.ignoreCase {
+		return nil, false // ignoreCase: pathspecs then match without case
 	}
 	for _, p := range paths {
 		if p == "" || strings.ContainsAny(p, "*?[\\:") || strings.HasPrefix(p, "/") {
 			return nil, false // pathspec magic or a glob
 		}
-	}
-	if cfg, err := os.ReadFile(filepath.Join(r.CommonDir, "config")); err != nil ||
-		strings.Contains(strings.ReplaceAll(strings.ToLower(string(cfg)), " ", ""), "ignorecase=true") {
-		return nil, false // pathspecs then match without case
 	}
 	b, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
 	if os.IsNotExist(err) {

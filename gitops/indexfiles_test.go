@@ -43,6 +43,10 @@ func TestTrackedPathsMatchLsFiles(t *testing.T) {
 			os.WriteFile(tr.Path(".claude/sonmat/bridge-note.md"), []byte("n\n"), 0o644)
 			tr.Git("add", "-N", ".claude/sonmat/bridge-note.md")
 		}, true},
+		{"core.ignorecase", func(tr *testRepo) {
+			tr.Commit("view", map[string]string{"ACTIVE-STATUS.md": "a\n"})
+			tr.Git("config", "core.ignorecase", "true")
+		}, false},
 		{"version 4", func(tr *testRepo) {
 			tr.Commit("view", map[string]string{"ACTIVE-STATUS.md": "a\n"})
 			tr.Git("update-index", "--index-version", "4")

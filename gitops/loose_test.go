@@ -222,3 +222,39 @@ func TestReadVaultPlumbingPathWithANewline(t *testing.T) {
 		t.Errorf("files = %q, want %q", files, want)
 	}
 }
+
+// A listing and a history read at a commit id are read once per Repo: a
+// prefetch and its use share them, whichever reader served them (here the
+// objects are gone for the second call, which a second read would need).
+func TestImmutableReadsAreReadOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tr := newRepo(t)
+	r := tr.open()
+	if _, err := r.CommitPaths(ctx, vaultRequest("- one\n")); err != nil {
+		t.Fatal(err)
+	}
+	tip := tr.GitTrim("rev-parse", VaultRef)
+	files, err := r.ListFiles(ctx, tip, "")
+	if err != nil || len(files) != 1 {
+		t.Fatalf("ListFiles = %q, %v", files, err)
+	}
+	log, err := r.VaultLog(ctx, tip, 50)
+	if err != nil || len(log) != 1 {
+		t.Fatalf("VaultLog = %+v, %v", log, err)
+	}
+	objects := filepath.Join(tr.Dir, ".git", "objects")
+	os.Rename(objects, objects+".away")
+	defer os.Rename(objects+".away", objects)
+	again, err := r.ListFiles(ctx, tip, "")
+	if err != nil || !slices.Equal(again, files) {
+		t.Errorf("second ListFiles = %q, %v: read again", again, err)
+	}
+	again[0] = "changed by a caller"
+	if l, _ := r.ListFiles(ctx, tip, ""); l[0] == "changed by a caller" {
+		t.Error("a caller's change reached the kept listing")
+	}
+	if l, err := r.VaultLog(ctx, tip, 50); err != nil || len(l) != 1 || l[0].SHA != log[0].SHA {
+		t.Errorf("second VaultLog = %+v, %v: read again", l, err)
+	}
+}

@@ -129,18 +129,27 @@ func (r *Repo) resolveRef(ctx context.Context, name string) (string, error) {
 func (r *Repo) cached(args []string) ([]byte, bool) {
 	r.immMu.Lock()
 	defer r.immMu.Unlock()
-	out, ok := r.imm[strings.Join(args, "\x00")]
+	out, ok := r.imm["git\x00"+strings.Join(args, "\x00")].([]byte)
 	return out, ok
 }
 
 // gitImmutable runs a git read whose output depends only on the immutable
 // objects its arguments name by full id (a commit's log, a tree's listing),
-// once per Repo: the engine's steps ask for the same vault history and
-// session listing several times in one command.
-// A call already running for the same arguments (a prefetch) is waited
-// for, not repeated.
+// once per Repo (immutable).
 func (r *Repo) gitImmutable(ctx context.Context, args ...string) ([]byte, error) {
-	key := strings.Join(args, "\x00")
+	v, err := r.immutable("git\x00"+strings.Join(args, "\x00"), func() (any, error) { return r.Git(ctx, args...) })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]byte), nil
+}
+
+// immutable is read's result for key, computed once per Repo: a read of
+// what immutable objects named by full id hold (through git or from the
+// object files), which the engine's steps ask for several times in one
+// command. A read already running for key (a prefetch) is waited for, not
+// repeated; callers share the result and must not change it.
+func (r *Repo) immutable(key string, read func() (any, error)) (any, error) {
 	r.immMu.Lock()
 	if out, ok := r.imm[key]; ok {
 		r.immMu.Unlock()
@@ -152,7 +161,7 @@ func (r *Repo) gitImmutable(ctx context.Context, args ...string) ([]byte, error)
 		if c.err == nil {
 			return c.out, nil
 		}
-		return r.Git(ctx, args...) // its error was its own (a cancelled prefetch): try once more
+		return read() // its error was its own (a cancelled prefetch): try once more
 	}
 	c := &immCall{done: make(chan struct{})}
 	if r.immRunning == nil {
@@ -160,12 +169,12 @@ func (r *Repo) gitImmutable(ctx context.Context, args ...string) ([]byte, error)
 	}
 	r.immRunning[key] = c
 	r.immMu.Unlock()
-	c.out, c.err = r.Git(ctx, args...)
+	c.out, c.err = read()
 	r.immMu.Lock()
 	delete(r.immRunning, key)
 	if c.err == nil {
 		if r.imm == nil || len(r.imm) >= maxImmutable {
-			r.imm = map[string][]byte{} // a long-running process keeps few
+			r.imm = map[string]any{} // a long-running process keeps few
 		}
 		r.imm[key] = c.out
 	}
@@ -177,10 +186,10 @@ func (r *Repo) gitImmutable(ctx context.Context, args ...string) ([]byte, error)
 	return c.out, nil
 }
 
-// immCall is one gitImmutable call in flight.
+// immCall is one immutable read in flight.
 type immCall struct {
 	done chan struct{}
-	out  []byte
+	out  any
 	err  error
 }
 

@@ -49,6 +49,9 @@ type Repo struct {
 	scratchOnce sync.Once
 	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
+	// cfg is the config file as scanConfig read it (config()).
+	cfgOnce sync.Once
+	cfg     repoConfig
 	// noLoose turns off reading loose objects in process (the tests
 	// compare the readers).
 	noLoose bool
@@ -60,7 +63,7 @@ type Repo struct {
 
 	// imm memoizes reads of immutable objects (gitImmutable).
 	immMu      sync.Mutex
-	imm        map[string][]byte
+	imm        map[string]any
 	immRunning map[string]*immCall
 	ancestry   map[string]bool
 	// worktree is the work tree's read PrefetchWorktree started.

@@ -3,6 +3,7 @@ package gitops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -33,13 +34,25 @@ func (r *Repo) VaultLog(ctx context.Context, tip string, n int) ([]VaultCommit, 
 	if tip == "" {
 		return nil, nil
 	}
-	run := r.Git
 	if isObjectID(tip) {
-		if cs, ok := r.vaultLogLoose(tip, n); ok {
-			return cs, nil
+		// The history from a commit id never changes: read once (a prefetch
+		// and its use share one read), from the loose commits or git.
+		v, err := r.immutable(fmt.Sprintf("VaultLog\x00%s\x00%d", tip, n), func() (any, error) {
+			if cs, ok := r.vaultLogLoose(tip, n); ok {
+				return cs, nil
+			}
+			return r.vaultLog(ctx, r.Git, tip, n)
+		})
+		if err != nil {
+			return nil, err
 		}
-		run = r.gitImmutable
+		return slices.Clone(v.([]VaultCommit)), nil
 	}
+	return r.vaultLog(ctx, r.Git, tip, n)
+}
+
+// vaultLog is VaultLog through git.
+func (r *Repo) vaultLog(ctx context.Context, run func(context.Context, ...string) ([]byte, error), tip string, n int) ([]VaultCommit, error) {
 	out, err := run(ctx, "log", fmt.Sprintf("--max-count=%d", n), "--format=%H%x00%s%x00%cI%x00%B%x1e", tip)
 	if err != nil {
 		return nil, fmt.Errorf("read the vault history: %w", err)
@@ -69,10 +82,26 @@ func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, err
 	}
 	run := r.Git
 	if isObjectID(commit) {
-		if files, ok := r.listLoose(commit, dir); ok {
-			return files, nil
+		// A commit's tree never changes: listed once (a prefetch and its use
+		// share one listing), from the loose objects or git.
+		v, err := r.immutable("ListFiles\x00"+commit+"\x00"+dir, func() (any, error) {
+			if files, ok := r.listLoose(commit, dir); ok {
+				return files, nil
+			}
+			return r.listFilesGit(ctx, r.gitImmutable, all, args, dir)
+		})
+		if err != nil {
+			return nil, err
 		}
-		run = r.gitImmutable
+		return slices.Clone(v.([]string)), nil
+	}
+	return r.listFilesGit(ctx, run, all, args, dir)
+}
+
+// listFilesGit is ListFiles through git: args list dir, all the whole
+// tree (a listing of all already made is filtered instead).
+func (r *Repo) listFilesGit(ctx context.Context, run func(context.Context, ...string) ([]byte, error), all, args []string, dir string) ([]string, error) {
+	if isObjectID(all[len(all)-1]) {
 		if whole, ok := r.cached(all); ok && dir != "" {
 			// The whole tree was listed already: filter it.
 			prefix := strings.TrimSuffix(dir, "/") + "/"
@@ -87,7 +116,7 @@ func (r *Repo) ListFiles(ctx context.Context, commit, dir string) ([]string, err
 	}
 	out, err := run(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", dir, commit, err)
+		return nil, fmt.Errorf("list %s in %s: %w", dir, all[len(all)-1], err)
 	}
 	var files []string
 	for _, p := range strings.Split(string(out), "\x00") {
