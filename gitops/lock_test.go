@@ -473,6 +473,20 @@ func TestPreparedHolderIsUsedOnce(t *testing.T) {
 	}
 }
 
+// preparedBesideALiveHolder is a repository where another host's live
+// holder has lock held, and a Repo that has prepared locks (and waited for
+// the attempt); theirs is the other holder's object.
+func preparedBesideALiveHolder(t *testing.T, held string, locks []string) (*testRepo, *Repo, string) {
+	t.Helper()
+	tr := newRepo(t)
+	live := Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC(), Nonce: "live"}
+	theirs := plantHolder(t, tr, held, live)
+	r := tr.open()
+	r.PrepareLocks(context.Background(), locks, LockOptions{Purpose: "wrap"})
+	<-r.holderAhead.done
+	return tr, r, theirs
+}
+
 // Locks taken ahead (PrepareLocks) are the next acquisition's when it asks
 // for exactly them: the refs already point at the prepared holder, and no
 // second transaction runs. Asked for another set, they are released before
@@ -540,12 +554,7 @@ func TestPreparedLocks(t *testing.T) {
 
 	t.Run("more locks, one held elsewhere: released and waited for", func(t *testing.T) {
 		t.Parallel()
-		tr := newRepo(t)
-		live := Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC(), Nonce: "live"}
-		theirs := plantHolder(t, tr, "active-status", live)
-		r := tr.open()
-		r.PrepareLocks(ctx, []string{"journal", "bridge"}, wrap)
-		<-r.holderAhead.done
+		tr, r, theirs := preparedBesideALiveHolder(t, "active-status", []string{"journal", "bridge"})
 		_, err := r.AcquireAll(ctx, []string{"bridge", "journal", "active-status"}, LockOptions{Purpose: "wrap", Timeout: 200 * time.Millisecond})
 		var le *LockedError
 		if !errors.As(err, &le) {
@@ -598,12 +607,7 @@ func TestPreparedLocks(t *testing.T) {
 
 	t.Run("held by another process: waited for as before", func(t *testing.T) {
 		t.Parallel()
-		tr := newRepo(t)
-		live := Holder{Host: "elsewhere", PID: 4242, Started: time.Now().UTC(), Expires: time.Now().Add(time.Hour).UTC(), Nonce: "live"}
-		theirs := plantHolder(t, tr, "session", live)
-		r := tr.open()
-		r.PrepareLocks(ctx, []string{"session", "bridge"}, wrap)
-		<-r.holderAhead.done
+		tr, r, theirs := preparedBesideALiveHolder(t, "session", []string{"session", "bridge"})
 		if refValue(tr, LockRefPrefix+"bridge") != "" {
 			t.Fatal("part of the set was taken ahead")
 		}

@@ -3,6 +3,7 @@ package gitops
 import (
 	"bytes"
 	"crypto/sha1"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func (r *Repo) loose() *looseObjects {
 // (the journal keeps 50 entries); a larger one is git's to read.
 const maxLoose = 8 << 20
 
-var errNotLoose = fmt.Errorf("not a loose object")
+var errNotLoose = errors.New("not a loose object")
 
 // EncodedObject is the loose object h of type t.
 func (l *looseObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {

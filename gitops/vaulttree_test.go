@@ -33,15 +33,7 @@ func TestWriteVaultTreeMatchesTheTemporaryIndex(t *testing.T) {
 			tip := ""
 			for round := 0; round < 25; round++ {
 				// Each round changes a random subset: writes and deletions.
-				var paths []string
-				for _, n := range names {
-					if rng.IntN(3) == 0 {
-						paths = append(paths, n)
-					}
-				}
-				if len(paths) == 0 {
-					paths = names[:1]
-				}
+				paths := randomSubset(rng, names)
 				files, trees, err := r.readVault(ctx, tip, paths)
 				if err != nil {
 					t.Fatal(err)
@@ -87,6 +79,20 @@ func TestWriteVaultTreeMatchesTheTemporaryIndex(t *testing.T) {
 			tr.fsck()
 		})
 	}
+}
+
+// randomSubset is about a third of names, never none.
+func randomSubset(rng *rand.Rand, names []string) []string {
+	var paths []string
+	for _, n := range names {
+		if rng.IntN(3) == 0 {
+			paths = append(paths, n)
+		}
+	}
+	if len(paths) == 0 {
+		paths = names[:1]
+	}
+	return paths
 }
 
 func parentArgs(tip string) []string {
@@ -181,15 +187,7 @@ func vaultWriteKnowsItsNewTip(t *testing.T, names []string, existing bool) {
 		if _, _, err := r.readVault(ctx, tip, names); err != nil {
 			t.Fatal(err)
 		}
-		var paths []string
-		for _, n := range names {
-			if rng.IntN(3) == 0 {
-				paths = append(paths, n)
-			}
-		}
-		if len(paths) == 0 {
-			paths = names[:1]
-		}
+		paths := randomSubset(rng, names)
 		res, err := r.CommitPaths(ctx, CommitRequest{Vault: true, Paths: paths, Message: message("round"),
 			Build: func(cur map[string][]byte) (map[string][]byte, error) {
 				next := map[string][]byte{}

@@ -65,7 +65,7 @@ func (v *Vault) loadSessionCache() *sessionCache {
 	return c
 }
 
-// cachedSession is the kept parse of record bytes b, if any; the caller
+// cachedSession is the kept parse of the record whose hash is key, if any; the caller
 // holds sessionParsesMu.
 func (v *Vault) cachedSession(key string) (notes.Session, bool) {
 	c := v.loadSessionCache()
