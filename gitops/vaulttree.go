@@ -15,7 +15,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
@@ -24,7 +23,7 @@ import (
 // by one git process: the tip's trees on the way to the changed paths are
 // read with the paths' contents (one `cat-file --batch`, or go-git), the
 // changed directories re-encoded here, and every new object handed to
-// `git unpack-objects` as one pack (go-git's encoder, no deltas). git
+// `git unpack-objects` as one pack (packStored: no deltas, no compression). git
 // writes each object, loose, as hash-object does; where hash-object,
 // read-tree, update-index and write-tree took four processes, this takes
 // one. Anything unexpected (a SHA-256 repository, a file where the vault
@@ -515,11 +514,11 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 			commit = put(o).String()
 		}
 	}
-	var pack bytes.Buffer
-	if _, err := packfile.NewEncoder(&pack, mem, false).Encode(written, 0); err != nil {
-		return "", "", nil, fmt.Errorf("pack the vault commit's objects: %w", err)
+	pack, err := packStored(mem, written)
+	if err != nil {
+		return "", "", nil, err
 	}
-	if _, err := r.gitIn(ctx, runOpts{stdin: pack.Bytes()}, "unpack-objects", "-q"); err != nil {
+	if _, err := r.gitIn(ctx, runOpts{stdin: pack}, "unpack-objects", "-q"); err != nil {
 		return "", "", nil, fmt.Errorf("write the vault commit's objects: %w", err)
 	}
 	return root.String(), commit, built, nil
