@@ -85,8 +85,12 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	start := time.Now()
 	err := cmd.Run()
 	stepDone(func() string {
-		return fmt.Sprintf("%6.1f ms git %s  [@%.1f ms]", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "),
-			float64(start.Sub(traceEpoch).Microseconds())/1000)
+		cpu := time.Duration(0)
+		if ps := cmd.ProcessState; ps != nil {
+			cpu = ps.UserTime() + ps.SystemTime()
+		}
+		return fmt.Sprintf("%6.1f ms git %s  [@%.1f ms, cpu %.1f ms]", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "),
+			float64(start.Sub(traceEpoch).Microseconds())/1000, float64(cpu.Microseconds())/1000)
 	})
 	if err != nil {
 		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
