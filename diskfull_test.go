@@ -34,9 +34,10 @@ const page = 4096
 // diskFullLevels are the free pages left before the write: 0 (nothing,
 // not even a queue record, fits) up to more than a whole wrap needs.
 // The always-on sweep runs one level of each kind the full one finds
-// (GIT_SCRIBE_ADVERSARIAL runs all): nothing fits (0); the lock's holder
-// blob fits but not its ref (1); the lock but not the staged blobs (3);
-// the objects but not the temporary index (8).
+// (GIT_SCRIBE_ADVERSARIAL runs all): nothing fits (0); some of the
+// commit's objects fit, and then nothing more (1, 3: a vault write takes
+// its locks in its ref transaction, so no lock ref is written and freed
+// first); the whole commit fits (8).
 var diskFullLevels = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 24}
 
 func TestDiskFull(t *testing.T) {

@@ -54,10 +54,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if f.repo != nil {
-		// Locks a write took ahead (PrepareLocks) and did not use.
-		f.repo.ReleasePrepared(context.Background())
-	}
 	if err == nil {
 		return ExitOK
 	}

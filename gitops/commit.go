@@ -216,7 +216,6 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		req.RemoteLock = r.RemoteLock
 	}
 	if req.RemoteLock != "" && len(req.Locks) > 0 {
-		r.ReleasePrepared(ctx) // the remote is never waited for holding local locks
 		rl, err := r.AcquireRemote(ctx, req.RemoteLock, req.Locks, req.LockOptions)
 		var ue *UnreachableError
 		var rle *RemoteLockedError
@@ -230,7 +229,7 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 		}
 		remote = rl
 	}
-	err := r.withLocks(ctx, req.Locks, req.LockOptions, func(held []*Lock) (released bool, err error) {
+	write := func(held []*Lock) (released bool, err error) {
 		if !req.Vault {
 			// Under the locks nobody else writes these paths, so what differs
 			// from HEAD now is the user's (or a killed scribe's, finished here).
@@ -265,7 +264,21 @@ func (r *Repo) CommitPaths(ctx context.Context, req CommitRequest) (CommitResult
 			time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond)
 		}
 		return false, &DeferredError{Reason: fmt.Sprintf("the ref kept moving during 20 attempts (%v); the write waits for the next git scribe command", err)}
-	})
+	}
+	var err error
+	if req.Vault && remote == nil {
+		// A vault write takes its locks in the ref transaction that
+		// publishes it (elidedLocks); one a holder has is waited for below.
+		var held []*Lock
+		if held, err = r.elidedLocks(req.Locks); err == nil {
+			_, err = write(held)
+		}
+		if !errors.Is(err, errLocksBusy) {
+			goto done
+		}
+	}
+	err = r.withLocks(ctx, req.Locks, req.LockOptions, write)
+done:
 	if rerr := remote.Release(ctx); rerr != nil {
 		res.Warnings = append(res.Warnings, rerr.Error())
 	}
@@ -404,8 +417,14 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 		}
 		var tx strings.Builder
 		fmt.Fprintf(&tx, "update %s %s %s\n", VaultRef, sha, old)
+		elided := false
 		for _, l := range held {
-			fmt.Fprintf(&tx, "delete %s %s\n", l.Ref, l.OID)
+			if l.OID == "" {
+				fmt.Fprintf(&tx, "verify %s\n", l.Ref) // free, or the transaction fails
+				elided = true
+			} else {
+				fmt.Fprintf(&tx, "delete %s %s\n", l.Ref, l.OID)
+			}
 		}
 		_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "-m", "scribe: vault commit", "--stdin")
 		if err == nil {
@@ -420,6 +439,9 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 			// No space, or another git holds (or a crashed one left) the
 			// vault ref's lock file: the plain update would fail the same way.
 			return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
+		}
+		if elided {
+			return CommitResult{}, false, errLocksBusy // a lock is held: wait for it (CommitPaths)
 		}
 		// The vault did not move, so a lock did (taken over past its
 		// expiry): move the vault alone, as a write without locks does.

@@ -125,6 +125,32 @@ func runHelper(name string) int {
 		})
 		fmt.Fprintln(os.Stderr, "helper commit-killed survived:", err)
 		return helperFailed
+	case "holdvault":
+		// Hold the journal lock the waiting way, again and again: while it
+		// is held no vault write may land (a write elides its locks, and
+		// must still respect this holder).
+		for k := 0; k < iters; k++ {
+			err := r.WithLocks(ctx, []string{"journal"}, LockOptions{Timeout: timeout, Purpose: "test holdvault " + id}, func() error {
+				before, err := r.VaultTip(ctx)
+				if err != nil {
+					return err
+				}
+				time.Sleep(5 * time.Millisecond)
+				after, err := r.VaultTip(ctx)
+				if err != nil {
+					return err
+				}
+				if after != before {
+					return fmt.Errorf("the vault moved from %s to %s while this process held the journal lock", before, after)
+				}
+				return nil
+			})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "helper holdvault:", err)
+				return helperFailed
+			}
+		}
+		return helperOK
 	case "commit":
 		if ms, _ := strconv.Atoi(os.Getenv("GITOPS_DELAY_MS")); ms > 0 {
 			time.Sleep(time.Duration(ms) * time.Millisecond)

@@ -12,7 +12,6 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -131,9 +130,6 @@ func (r *Repo) Acquire(ctx context.Context, name string, opts LockOptions) (*Loc
 // their exact old value. A process never holds part of a set while waiting,
 // so two callers cannot deadlock.
 func (r *Repo) AcquireAll(ctx context.Context, names []string, opts LockOptions) ([]*Lock, error) {
-	if held := r.takePreparedLocks(ctx, names, opts); held != nil {
-		return held, nil
-	}
 	names, oid, h, opts, err := r.prepareLocks(ctx, names, opts)
 	if err != nil || len(names) == 0 {
 		return nil, err
@@ -216,7 +212,7 @@ func (r *Repo) prepareLocks(ctx context.Context, names []string, opts LockOption
 	if opts.Timeout == 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	oid, h, err := r.takeHolder(ctx, names, opts)
+	oid, h, err := r.writeHolder(ctx, names, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", Holder{}, opts, ctx.Err()
@@ -243,179 +239,14 @@ func lockNames(names []string) ([]string, error) {
 	return uniq, nil
 }
 
-// PrepareHolder writes, in the background, the holder object the next
-// lock acquisition of this process with the same TTL and purpose uses: a
-// command that will write (a Stop hook, a wrap) overlaps that git process
-// with its reads instead of waiting for it at the lock. Unused, it is a
-// dangling blob gc removes.
-func (r *Repo) PrepareHolder(ctx context.Context, opts LockOptions) {
-	r.PrepareLocks(ctx, nil, opts)
-}
-
-// PrepareLocks is PrepareHolder going on to take the locks names with one
-// create transaction, never waiting: a write that takes exactly them (a
-// Stop hook's) then holds them by the time its reads are done, instead of
-// taking them after. They are this process's from then on: the next
-// AcquireAll of the same names and options gets them; any other
-// acquisition releases them first, so a process never holds locks while
-// it waits for others (two processes cannot deadlock), and a remote lock is
-// never waited for while they are held (CommitPaths). ReleasePrepared,
-// which a command calls when it ends, releases them if nothing took them;
-// a process killed holding them is provably dead to the next taker.
-func (r *Repo) PrepareLocks(ctx context.Context, names []string, opts LockOptions) {
-	names, err := lockNames(names)
-	if err != nil {
-		names = nil // an acquisition reports the bad name
-	}
-	r.holderMu.Lock()
-	defer r.holderMu.Unlock()
-	if r.holderAhead != nil {
-		return
-	}
-	p := &holderPrefetch{opts: opts, names: names, done: make(chan struct{})}
-	r.holderAhead = p
-	r.PrepareIdent(ctx) // the write that takes the locks writes its commit object too
-	go func() {
-		defer close(p.done)
-		p.oid, p.h, p.err = r.writeHolder(ctx, names, opts)
-		if p.err != nil || len(names) == 0 {
-			return
-		}
-		var create strings.Builder
-		for _, n := range names {
-			fmt.Fprintf(&create, "create %s%s %s\n", LockRefPrefix, n, p.oid)
-		}
-		_, err := r.gitIn(ctx, runOpts{stdin: []byte(create.String())}, "update-ref", "--stdin")
-		p.held = err == nil
-	}()
-}
-
-// holderPrefetch is one PrepareLocks' write, and the locks it took.
-type holderPrefetch struct {
-	opts  LockOptions
-	names []string // sorted: the locks to take ahead, none for a holder only
-	done  chan struct{}
-	oid   string
-	h     Holder
-	err   error
-	held  bool // names are taken, by this process, and not yet handed out
-}
-
-// takePreparedLocks is the locks PrepareLocks took, when they are names
-// (or part of names, the rest free now) with opts' TTL and purpose and half
-// their time is left; nil otherwise, and then locks taken ahead for
-// another set are released before the caller waits for its own.
-func (r *Repo) takePreparedLocks(ctx context.Context, names []string, opts LockOptions) []*Lock {
-	r.holderMu.Lock()
-	p := r.holderAhead
-	r.holderMu.Unlock()
-	if p == nil || len(p.names) == 0 {
-		return nil
-	}
-	<-p.done
-	r.holderMu.Lock()
-	defer r.holderMu.Unlock()
-	if r.holderAhead != p || !p.held {
-		return nil
-	}
-	want, err := lockNames(names)
-	if err == nil && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose &&
-		time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 && r.extendPrepared(ctx, p, want) {
-		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
-		return r.locksOf(want, p.oid, p.h)
-	}
-	r.releasePrepared(ctx, p)
-	return nil
-}
-
-// extendPrepared reports whether p's locks become exactly want: they are
-// want, or part of it and the rest is free now (taken in one transaction,
-// without waiting: a wrap that also routes follow-ups needs one lock more
-// than it took ahead).
-func (r *Repo) extendPrepared(ctx context.Context, p *holderPrefetch, want []string) bool {
-	var more strings.Builder
-	for _, n := range want {
-		if !slices.Contains(p.names, n) {
-			fmt.Fprintf(&more, "create %s%s %s\n", LockRefPrefix, n, p.oid)
-		}
-	}
-	for _, n := range p.names {
-		if !slices.Contains(want, n) {
-			return false // not all of what is held is asked for
-		}
-	}
-	if more.Len() == 0 {
-		return true
-	}
-	if _, err := r.gitIn(ctx, runOpts{stdin: []byte(more.String())}, "update-ref", "--stdin"); err != nil {
-		return false
-	}
-	p.names = want
-	return true
-}
-
-// ReleasePrepared releases the locks PrepareLocks took if nothing took
-// them (a command calls it as it ends; a no-op otherwise).
-func (r *Repo) ReleasePrepared(ctx context.Context) {
-	r.holderMu.Lock()
-	p := r.holderAhead
-	r.holderMu.Unlock()
-	if p == nil || len(p.names) == 0 {
-		return
-	}
-	<-p.done
-	r.holderMu.Lock()
-	defer r.holderMu.Unlock()
-	if r.holderAhead == p {
-		r.releasePrepared(ctx, p)
-	}
-}
-
-// releasePrepared CAS-deletes p's locks; the holder object stays usable
-// for a later acquisition. The caller holds holderMu, or p is no longer
-// r.holderAhead (it took p).
-func (r *Repo) releasePrepared(ctx context.Context, p *holderPrefetch) {
-	if !p.held {
-		return
-	}
-	r.releaseAll(ctx, r.locksOf(p.names, p.oid, p.h))
-	p.held = false
-}
-
 // locksOf are the locks names held with holder object oid.
 func (r *Repo) locksOf(names []string, oid string, h Holder) []*Lock {
-	ls := make([]*Lock, len(names))
+	locks := make([]*Lock, len(names))
 	for i, n := range names {
-		ls[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: oid, Owner: h}
+		locks[i] = &Lock{repo: r, Name: n, Ref: LockRefPrefix + n, OID: oid, Owner: h}
 	}
-	return ls
+	return locks
 }
-
-// takeHolder is the prepared holder when there is one for opts (once: a
-// second acquisition writes its own), else a new one.
-func (r *Repo) takeHolder(ctx context.Context, names []string, opts LockOptions) (string, Holder, error) {
-	r.holderMu.Lock()
-	p := r.holderAhead
-	if p != nil && p.opts.TTL == opts.TTL && p.opts.Purpose == opts.Purpose {
-		r.holderAhead = &holderPrefetch{done: closedChan, err: errHolderTaken}
-	} else {
-		p = nil
-	}
-	r.holderMu.Unlock()
-	if p != nil {
-		<-p.done
-		r.releasePrepared(ctx, p) // a remote acquisition: nothing local is held while it waits
-		if p.err == nil && time.Until(p.h.Expires) > p.h.Expires.Sub(p.h.Started)/2 {
-			return p.oid, p.h, nil
-		}
-	}
-	return r.writeHolder(ctx, names, opts)
-}
-
-var (
-	closedChan     = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-	errHolderTaken = errors.New("the prepared holder was used")
-)
 
 // writeHolder stores the holder object a lock ref points at (TTL default 2m:
 // scribe holds locks for milliseconds; a killed holder blocks others only
@@ -571,6 +402,31 @@ func (r *Repo) ReapDeadLocks(ctx context.Context) int {
 		}
 	}
 	return n
+}
+
+// A vault write needs its locks only where it publishes: the ref
+// transaction that moves refs/scribe/vault by compare-and-swap. So it
+// takes them there (elidedLocks): the transaction verifies that each lock
+// ref does not exist, and git holds every ref of a transaction locked
+// while it runs, so a write races neither a holder nor a taker, and no
+// holder object or lock ref is written for the milliseconds a lock would
+// be held. When one is held, the write takes the locks the waiting way
+// (AcquireAll) and publishes again. What it read before, it reads again
+// on the tip it publishes on (commitVaultOnce), as a lost race always did.
+// Two git processes fewer per write (a holder object and a create
+// transaction): a tenth of a Stop hook on git/git.
+
+// errLocksBusy says a write whose locks were elided met one held.
+var errLocksBusy = errors.New("a lock the write takes is held")
+
+// elidedLocks are locks names as a vault write verifies them free in its
+// own ref transaction: no holder object, no ref written (OID is "").
+func (r *Repo) elidedLocks(names []string) ([]*Lock, error) {
+	names, err := lockNames(names)
+	if err != nil {
+		return nil, err
+	}
+	return r.locksOf(names, "", Holder{}), nil
 }
 
 // WithLocks runs fn holding the named locks (taken all-or-nothing) and

@@ -57,9 +57,6 @@ type Repo struct {
 	noLoose bool
 	// ident is the identities PrepareIdent is reading.
 	ident identState
-	// holderAhead is the lock holder PrepareHolder is writing.
-	holderMu    sync.Mutex
-	holderAhead *holderPrefetch
 
 	// imm memoizes reads of immutable objects (gitImmutable).
 	immMu      sync.Mutex

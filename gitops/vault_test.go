@@ -122,6 +122,35 @@ func TestVaultCommitsFromManyProcesses(t *testing.T) {
 	tr.fsck()
 }
 
+// Vault writes elide their locks, yet never land while another process
+// holds one of them the waiting way: twelve writers and four holders, all
+// at once.
+func TestElidedLocksRespectHoldersAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	const writers, holders = 12, 4
+	tr := newRepo(t)
+	errs, outs := runHelpers(t, writers+holders, "commit", func(i int) []string {
+		env := []string{"GITOPS_REPO=" + tr.Dir, "GITOPS_VAULT=1"}
+		if i >= writers {
+			env = append(env, helperEnv+"=holdvault", "GITOPS_ITERS=10") // the last value counts
+		}
+		return env
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(tr.Git("cat-file", "blob", VaultRef+":journal.md")), "\n")
+	if len(lines) != writers {
+		t.Errorf("vault journal has %d lines, want %d", len(lines), writers)
+	}
+	if l := tr.lockRefs(); l != "" {
+		t.Errorf("locks left behind: %s", l)
+	}
+	tr.fsck()
+}
+
 // A branch write meant for one branch waits while another is checked out.
 func TestBranchWriteLandsOnlyOnItsBranch(t *testing.T) {
 	t.Parallel()
@@ -217,10 +246,11 @@ func TestBranchWriteKilledBeforeUpdateRefIsFinished(t *testing.T) {
 	tr.fsck()
 }
 
-// The vault's update and the release of the write's locks are one ref
-// transaction: afterwards no lock is left. A lock taken over while the write held it (past its expiry) is
-// not deleted: the vault moves alone and the new holder keeps its lock.
-func TestVaultCommitReleasesItsLocksInTheSameTransaction(t *testing.T) {
+// A vault write takes its locks in the transaction that publishes it: it
+// leaves no lock ref, writes no holder object, and a lock another process
+// takes while it builds is respected — the write waits for it (queued
+// past the timeout, the holder's lock kept) and lands once it is free.
+func TestVaultCommitTakesItsLocksInTheSameTransaction(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tr := newRepo(t)
@@ -234,24 +264,53 @@ func TestVaultCommitReleasesItsLocksInTheSameTransaction(t *testing.T) {
 	if got := tr.lockRefs(); got != "" {
 		t.Errorf("locks left after the write: %q", got)
 	}
+	if got := tr.Git("fsck", "--dangling", "--no-progress"); strings.Contains(got, "dangling") {
+		t.Errorf("the write left an object nothing names (a holder it did not need):\n%s", got)
+	}
 
 	other := strings.TrimSpace(tr.GitStdin([]byte("another holder\n"), "hash-object", "-w", "--stdin"))
-	req = vaultRequest("- two\n")
-	req.Locks = []string{"journal"}
-	build := req.Build
-	req.Build = func(cur map[string][]byte) (map[string][]byte, error) {
-		// Another process takes the lock over while this one builds.
-		tr.Git("update-ref", LockRefPrefix+"journal", other)
-		return build(cur)
+	take := func(b func(map[string][]byte) (map[string][]byte, error), then func()) func(map[string][]byte) (map[string][]byte, error) {
+		first := true
+		return func(cur map[string][]byte) (map[string][]byte, error) {
+			if first {
+				// Another process takes the lock while this one builds.
+				first = false
+				tr.Git("update-ref", LockRefPrefix+"journal", other)
+				if then != nil {
+					go then()
+				}
+			}
+			return b(cur)
+		}
 	}
-	second, err := r.CommitPaths(ctx, req)
-	if err != nil || second.Parent != res.SHA {
-		t.Fatalf("second vault commit = %+v, %v", second, err)
+	req = vaultRequest("- two\n")
+	req.LockOptions.Timeout = 300 * time.Millisecond
+	req.Build = take(req.Build, nil)
+	_, err = r.CommitPaths(ctx, req)
+	var de *DeferredError
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "journal") {
+		t.Fatalf("a write meeting a held lock = %v, want it deferred naming the lock", err)
+	}
+	if got := tr.GitTrim("rev-parse", VaultRef); got != res.SHA {
+		t.Errorf("the vault moved to %s while the lock was held", got)
 	}
 	if got := tr.GitTrim("rev-parse", LockRefPrefix+"journal"); got != other {
-		t.Errorf("the new holder's lock is %q, want %s kept", got, other)
+		t.Errorf("the holder's lock is %q, want %s kept", got, other)
 	}
-	if got := tr.Git("cat-file", "blob", VaultRef+":journal.md"); got != "- one\n- two\n" {
+
+	req = vaultRequest("- three\n")
+	req.Build = take(req.Build, func() {
+		time.Sleep(100 * time.Millisecond)
+		tr.Git("update-ref", "-d", LockRefPrefix+"journal", other)
+	})
+	third, err := r.CommitPaths(ctx, req)
+	if err != nil || third.Parent != res.SHA {
+		t.Fatalf("a write waiting for a lock = %+v, %v", third, err)
+	}
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("locks left after the write: %q", got)
+	}
+	if got := tr.Git("cat-file", "blob", VaultRef+":journal.md"); got != "- one\n- three\n" {
 		t.Errorf("vault journal = %q", got)
 	}
 	tr.fsck()

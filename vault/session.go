@@ -253,15 +253,10 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		v.Repo.PrefetchWorktree(ctx, v.ownPaths(), head.Commit)
 	}
 	if !in.DryRun && !v.ReadOnly {
-		if end {
-			v.Repo.PrepareHolder(ctx, v.lockOptions("wrap")) // the session always writes its record
-		} else {
-			// A turn always writes its record and the bridge note, under
-			// these locks (land): they are taken beside the reads.
-			v.Repo.PrepareLocks(ctx, []string{"bridge", "session"}, v.lockOptions("wrap"))
-		}
-		v.PrepareWrite(ctx) // after: its holder would be for no locks
-		defer v.Repo.ReleasePrepared(context.WithoutCancel(ctx))
+		// The session always writes its record: its commit's identities
+		// are read beside the reads.
+		v.Repo.PrepareIdent(ctx)
+		v.PrepareWrite(ctx)
 	}
 	queued, qerr := v.Repo.Queued()
 	tip, err := v.Repo.VaultTip(ctx)

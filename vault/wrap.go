@@ -95,9 +95,6 @@ func (v *Vault) Wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error
 	if !in.DryRun {
 		v.Repo.ReapDeadLocks(ctx)
 		v.PrepareWrite(ctx)
-		// A long-running caller (the MCP server) must not keep locks the
-		// write did not take.
-		defer v.Repo.ReleasePrepared(context.WithoutCancel(ctx))
 	}
 	rep, err := v.wrap(ctx, in)
 	if err == nil && !in.DryRun && rep.Commit == nil {
@@ -146,9 +143,9 @@ func (v *Vault) PrepareWrite(ctx context.Context) {
 		return
 	}
 	v.prefetchInfos(ctx, queued)
-	// The queued commits land in a journal entry and the bridge note, under
-	// these locks (land): taken beside the reads.
-	v.Repo.PrepareLocks(ctx, []string{"bridge", "journal"}, v.lockOptions("wrap"))
+	// The queued commits land in a journal entry and the bridge note: the
+	// commit's identities are read beside the reads.
+	v.Repo.PrepareIdent(ctx)
 }
 
 func (v *Vault) wrap(ctx context.Context, in notes.WrapInput) (WrapReport, error) {
