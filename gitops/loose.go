@@ -186,15 +186,29 @@ func (r *Repo) listLoose(commit, dir string) ([]string, bool) {
 // vaultLogLoose is VaultLog from loose objects alone, for a history that
 // is a chain (no merge within the n commits: git's date order is the
 // chain's order then) of commits whose subject git prints as their first
-// line; ok is false otherwise, and git is asked.
+// line; ok is false otherwise, and git is asked. The commits the last
+// read found are kept (keptVaultLog): a wrap reads 50, the next finds all
+// but its own new ones there.
 func (r *Repo) vaultLogLoose(tip string, n int) ([]VaultCommit, bool) {
 	l := r.loose()
 	if l == nil || !plumbing.IsHash(tip) {
 		return nil, false
 	}
-	var out []VaultCommit
-	for cur := plumbing.NewHash(tip); len(out) < n; {
-		c, ok := decodeCommit(l, cur.String())
+	kept := r.keptVaultLog()
+	var chain []keptCommit
+	read := false
+	for cur := tip; len(chain) < n && cur != ""; {
+		if i, ok := kept.at[cur]; ok {
+			for j := i; j < len(kept.Commits) && len(chain) < n; j++ {
+				chain = append(chain, kept.Commits[j])
+				if kept.Commits[j].Parent == "" || j+1 == len(kept.Commits) || kept.Commits[j].Parent != kept.Commits[j+1].SHA {
+					break
+				}
+			}
+			cur = chain[len(chain)-1].Parent
+			continue
+		}
+		c, ok := decodeCommit(l, cur)
 		if !ok || len(c.ParentHashes) > 1 || (c.Encoding != "" && !strings.EqualFold(string(c.Encoding), "utf-8")) {
 			return nil, false
 		}
@@ -202,14 +216,94 @@ func (r *Repo) vaultLogLoose(tip string, n int) ([]VaultCommit, bool) {
 		if !ok {
 			return nil, false
 		}
-		out = append(out, VaultCommit{SHA: cur.String(), Subject: subject,
-			Date: c.Committer.When.Format("2006-01-02T15:04:05-07:00"), Trailers: ParseTrailers(c.Message)})
-		if len(c.ParentHashes) == 0 {
-			break
+		k := keptCommit{VaultCommit: VaultCommit{SHA: cur, Subject: subject,
+			Date: c.Committer.When.Format("2006-01-02T15:04:05-07:00"), Trailers: ParseTrailers(c.Message)}}
+		if len(c.ParentHashes) == 1 {
+			k.Parent = c.ParentHashes[0].String()
 		}
-		cur = c.ParentHashes[0]
+		chain = append(chain, k)
+		read = true
+		cur = k.Parent
+	}
+	if read {
+		r.keepVaultLog(chain, kept)
+	}
+	out := make([]VaultCommit, len(chain))
+	for i, k := range chain {
+		out[i] = k.VaultCommit
 	}
 	return out, true
+}
+
+// keptLog is the vault history the last read found, newest first.
+type keptLog struct {
+	Commits []keptCommit
+	at      map[string]int // by id, built when read
+}
+
+// keptCommit is one commit of a kept history and its parent ("" for the
+// root).
+type keptCommit struct {
+	VaultCommit
+	Parent string
+}
+
+func (r *Repo) vaultLogPath() string { return filepath.Join(r.ScribeDir(), "vaultlog.cache") }
+
+// keptVaultLog is the kept history: read once a process (ReadKept), then
+// what this process kept last. A snapshot: never changed once returned.
+func (r *Repo) keptVaultLog() *keptLog {
+	r.keptLogMu.Lock()
+	defer r.keptLogMu.Unlock()
+	if r.keptLog == nil {
+		k := &keptLog{}
+		if !ReadKept(r.vaultLogPath(), k) {
+			k.Commits = nil
+		}
+		r.keptLog = k.indexed()
+	}
+	return r.keptLog
+}
+
+// indexed is k with its index by id.
+func (k *keptLog) indexed() *keptLog {
+	k.at = make(map[string]int, len(k.Commits))
+	for i, c := range k.Commits {
+		k.at[c.SHA] = i
+	}
+	return k
+}
+
+// keptLogMax bounds a kept history: VaultLog's callers read 50.
+const keptLogMax = 64
+
+// keepVaultLog keeps chain, and what was kept of its history beyond it,
+// for this process's next read and, once it writes the vault
+// (saveVaultLog), for the next command: a read-only command leaves no file.
+func (r *Repo) keepVaultLog(chain []keptCommit, kept *keptLog) {
+	if last := chain[len(chain)-1]; last.Parent != "" {
+		if i, ok := kept.at[last.Parent]; ok {
+			for j := i; j < len(kept.Commits) && len(chain) < keptLogMax && chain[len(chain)-1].Parent == kept.Commits[j].SHA; j++ {
+				chain = append(chain, kept.Commits[j])
+			}
+		}
+	}
+	k := (&keptLog{Commits: chain}).indexed()
+	r.keptLogMu.Lock()
+	r.keptLog, r.keptLogNew = k, true
+	r.keptLogMu.Unlock()
+}
+
+// saveVaultLog writes what keepVaultLog kept, if anything, when this
+// process has written the vault; a failure to write is a read not saved.
+func (r *Repo) saveVaultLog() {
+	r.keptLogMu.Lock()
+	k, ok := r.keptLog, r.keptLogNew
+	r.keptLogNew = false
+	r.keptLogMu.Unlock()
+	if ok {
+		_ = WriteKept(r.vaultLogPath(), k)
+	}
 }
 
 // plainSubject is a message's subject as git's %s prints it, for the

@@ -193,8 +193,37 @@ func TestVaultLogLooseMatchesGit(t *testing.T) {
 		t.Errorf("VaultLog of a merge = %+v, %v", cs, err)
 	}
 	tr.Git("gc", "-q", "--prune=now")
+
+	// Packed, the history the last read found is kept: a new commit on
+	// top is read loose, the rest from what was kept — as git gives it.
+	if _, err := r.CommitPaths(ctx, vaultRequest("- four\n")); err != nil {
+		t.Fatal(err)
+	}
+	tip = tr.GitTrim("rev-parse", VaultRef)
+	fresh := tr.open()
+	got, ok = fresh.vaultLogLoose(tip, 50)
+	fresh.noLoose = true
+	want, err = fresh.vaultLog(ctx, fresh.Git, tip, 50)
+	if err != nil || !ok || len(got) != 4 || len(want) != 4 {
+		t.Fatalf("after gc: kept %d commits (%v), git %d (%v)", len(got), ok, len(want), err)
+	}
+	for i := range want {
+		if got[i].SHA != want[i].SHA || got[i].Subject != want[i].Subject || got[i].Date != want[i].Date ||
+			!maps.Equal(got[i].Trailers, want[i].Trailers) {
+			t.Errorf("after gc, commit %d: kept %+v, git %+v", i, got[i], want[i])
+		}
+	}
+	// Damaged, the kept history is not there: packed commits are git's.
+	path := fresh.vaultLogPath()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	os.WriteFile(path, b, 0o644)
+	tr.Git("gc", "-q", "--prune=now")
 	if _, ok := tr.open().vaultLogLoose(tip, 50); ok {
-		t.Error("packed commits read as loose")
+		t.Error("packed commits read in process from a damaged kept history")
 	}
 }
 

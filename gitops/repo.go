@@ -50,8 +50,12 @@ type Repo struct {
 	goStore     *filesystem.Storage // nil when go-git cannot read the object store
 
 	// cfg is the config file as scanConfig read it (config()).
-	cfgOnce sync.Once
-	cfg     repoConfig
+	cfgOnce    sync.Once
+	cfg        repoConfig
+	keptLogMu  sync.Mutex
+	keptLog    *keptLog // the vault history the last read found (vaultLogLoose)
+	keptLogNew bool     // keptLog is not in its file yet
+
 	// noLoose turns off reading loose objects in process (the tests
 	// compare the readers).
 	noLoose bool

@@ -156,6 +156,7 @@ func (r *Repo) vaultMemo(commit string, paths, dirs []string) (map[string][]byte
 // nil when it built them with a temporary index). The view rendered from
 // sha next then reads nothing.
 func (r *Repo) keepWritten(sha, tip string, changed []string, next map[string][]byte, dirs map[string][]object.TreeEntry) {
+	r.saveVaultLog()
 	r.immMu.Lock()
 	defer r.immMu.Unlock()
 	if r.vaultReads == nil {

@@ -10,10 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/git-scribe/git-scribe/followups"
@@ -339,7 +337,7 @@ func (v *Vault) mergeOptions(srcs []followups.SourceFile) followups.MergeOptions
 func (v *Vault) followupCache() *followups.Cache {
 	if v.followups == nil {
 		b, _ := os.ReadFile(v.followupCachePath()) // none yet: an empty cache
-		v.followups = followups.DecodeCache(b, buildStamp())
+		v.followups = followups.DecodeCache(b, gitops.BuildStamp())
 	}
 	return v.followups
 }
@@ -379,29 +377,6 @@ func (v *Vault) saveFollowupCache() {
 		gitops.TidyTemps(path)
 	}
 }
-
-// buildStamp names this binary for the follow-up and session caches (once
-// a process): its module
-// version and commit, and the executable's size and time (a rebuild of
-// changed code is another build), so that a cache a parser of another
-// build wrote is never read.
-var buildStamp = sync.OnceValue(func() string {
-	var b strings.Builder
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		b.WriteString(bi.Main.Path + "@" + bi.Main.Version)
-		for _, s := range bi.Settings {
-			if strings.HasPrefix(s.Key, "vcs.") {
-				b.WriteString(" " + s.Key + "=" + s.Value)
-			}
-		}
-	}
-	if exe, err := os.Executable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil {
-			fmt.Fprintf(&b, " %d %d", fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	return b.String()
-})
 
 // ActiveStatus computes the dashboard from the durable sources as they are
 // in the work tree now; it writes nothing.

@@ -1,11 +1,8 @@
 package vault
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 
 	"github.com/git-scribe/git-scribe/gitops"
@@ -17,7 +14,7 @@ import (
 // ~1.6 ms a parse at 200 commits, so ten of them would be most of a Stop.
 // A journaled record does not change, so its parse is kept in scribe's
 // state dir by the record's content hash (gob, ~13× faster to read than
-// the YAML), for this build of scribe only (buildStamp: another build may
+// the YAML), for this build of scribe only (gitops.ReadKept: another build may
 // parse differently). Open records change every turn and are not kept. A
 // cache missing, damaged or of another build is an empty one: it costs the
 // parses it saves, never a record.
@@ -28,7 +25,6 @@ const cachedRecordMin = 16 << 10
 
 // sessionCache is the kept parses, read once per process.
 type sessionCache struct {
-	Stamp   string
 	Records map[string]notes.Session // by sha256 of the record's bytes
 	seen    map[string]bool          // keys this process used
 	dirty   bool
@@ -44,24 +40,12 @@ func (v *Vault) loadSessionCache() *sessionCache {
 	if v.sessionCache != nil {
 		return v.sessionCache
 	}
-	c := &sessionCache{Stamp: buildStamp(), Records: map[string]notes.Session{}, seen: map[string]bool{}}
+	c := &sessionCache{Records: map[string]notes.Session{}, seen: map[string]bool{}}
 	v.sessionCache = c
-	if v.Repo == nil {
-		return c
-	}
-	b, err := os.ReadFile(v.sessionCachePath())
-	if err != nil || len(b) < sha256.Size {
-		return c
-	}
-	sum, body := b[:sha256.Size], b[sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return c // damaged
-	}
 	var kept sessionCache
-	if gob.NewDecoder(bytes.NewReader(body)).Decode(&kept) != nil || kept.Stamp != c.Stamp || kept.Records == nil {
-		return c
+	if v.Repo != nil && gitops.ReadKept(v.sessionCachePath(), &kept) && kept.Records != nil {
+		c.Records = kept.Records
 	}
-	c.Records = kept.Records
 	return c
 }
 
@@ -97,16 +81,11 @@ func (v *Vault) saveSessionCache() {
 	if c == nil || !c.dirty || v.ReadOnly || v.Repo == nil {
 		return
 	}
-	keep := sessionCache{Stamp: c.Stamp, Records: map[string]notes.Session{}}
+	keep := sessionCache{Records: map[string]notes.Session{}}
 	for k := range c.seen {
 		keep.Records[k] = c.Records[k]
 	}
-	var body bytes.Buffer
-	if gob.NewEncoder(&body).Encode(keep) != nil {
-		return
-	}
-	sum := sha256.Sum256(body.Bytes())
-	if gitops.WriteFileReplace(v.sessionCachePath(), append(sum[:], body.Bytes()...)) == nil {
+	if gitops.WriteKept(v.sessionCachePath(), keep) == nil {
 		c.dirty = false
 	}
 }
