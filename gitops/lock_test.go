@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -428,4 +429,19 @@ func TestAcquireAllAcrossProcesses(t *testing.T) {
 	if got := tr.lockRefs(); got != "" {
 		t.Errorf("lock refs left: %s", got)
 	}
+}
+
+// validLockName is the expression it replaced, on every name the fuzzer
+// finds.
+func FuzzValidLockName(f *testing.F) {
+	re := regexp.MustCompile(`^[a-z0-9](?:[a-z0-9_-]|\.[a-z0-9_-]){0,63}$`)
+	for _, s := range []string{"journal", "active-status", "a.b", "a..b", "a.", ".a", "-a", "x.lock", strings.Repeat("a", 64), strings.Repeat("a", 65), strings.Repeat("a.", 63) + "a", strings.Repeat("a.", 64) + "a", "A", "a/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, n string) {
+		want := re.MatchString(n) && !strings.HasSuffix(n, ".lock")
+		if got := validLockName(n); got != want {
+			t.Errorf("validLockName(%q) = %v, the expression says %v", n, got, want)
+		}
+	})
 }
