@@ -194,7 +194,7 @@ func leftovers(dir string) []string {
 			return filepath.SkipDir // the view's own state
 		case top == "followups" && !strings.HasPrefix(d.Name(), "cache-"):
 			return nil // the regenerations' cache; a temporary one is left over
-		case rel == "sessions.cache" || rel == "vaultlog.cache":
+		case rel == "sessions.cache" || rel == "vaultlog.cache" || rel == "ident.cache":
 			return nil // kept parses (gitops.WriteKept)
 		case d.IsDir():
 			if strings.HasPrefix(rel, "blobs-") {

@@ -15,3 +15,11 @@ func devOwner(fi os.FileInfo) (uint64, int, bool) {
 	}
 	return uint64(st.Dev), int(st.Uid), true
 }
+
+// inodeOf is a file's inode number.
+func inodeOf(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

@@ -3,6 +3,10 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -47,11 +51,104 @@ func (r *Repo) PrepareIdent(ctx context.Context) {
 	r.ident.ahead = c
 	go func() {
 		defer close(c.done)
+		from, keepable := r.identSources()
+		var k identKept
+		if keepable && ReadKept(r.identPath(), &k) && k.From == from && k.Zone == zoneOf(c.at) {
+			stamp := fmt.Sprintf(" %d %s", c.at.Unix(), k.Zone)
+			c.author, c.committer, c.ok = k.Author+stamp, k.Committer+stamp, true
+			return
+		}
 		out, err := r.Git(ctx, "var", "-l")
 		if err == nil {
 			c.author, c.committer, c.ok = parseVarList(out)
 		}
+		if a, ok := strings.CutSuffix(c.author, zoneOf(c.at)); c.ok && keepable && ok {
+			// The identities are names and addresses, then the time:
+			// kept when git's zone is this process's, with what they
+			// were computed from.
+			cm, _ := strings.CutSuffix(c.committer, zoneOf(c.at))
+			_ = WriteKept(r.identPath(), identKept{From: from, Author: withoutTime(a), Committer: withoutTime(cm), Zone: zoneOf(c.at)})
+		}
 	}()
+}
+
+// The identities git gives a commit depend on the config and the
+// environment, and on nothing else that changes between two commands but
+// the time: so `git var -l`'s are kept (ReadKept) with what they were
+// computed from — every variable git reads for them, the size, time and
+// inode of every config file git may read — and its answer is given,
+// with the time of now, while all of that is the same. A config that
+// includes another file (whose changes this could not see), a date set
+// in the environment, or a zone this process does not share with git,
+// and git is asked each time.
+
+// identKept is one `git var -l`'s identities without their time.
+type identKept struct {
+	From              string
+	Author, Committer string // "Name <email>"
+	Zone              string // ±hhmm, as git gave it
+}
+
+func (r *Repo) identPath() string { return filepath.Join(r.ScribeDir(), "ident.cache") }
+
+// identEnv are the variables git's identities and config depend on.
+var identEnv = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
+	"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"HOME", "XDG_CONFIG_HOME", "USER", "LOGNAME", "TZ", "LANG", "LC_ALL"}
+
+// identSources says what the identities are computed from; keepable is
+// false where that cannot be said (above).
+func (r *Repo) identSources() (from string, keepable bool) {
+	if len(r.env) > 0 || os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" {
+		return "", false
+	}
+	var b strings.Builder
+	for _, k := range identEnv {
+		v, set := os.LookupEnv(k)
+		fmt.Fprintf(&b, "%s=%v:%q\n", k, set, v)
+	}
+	host, _ := os.Hostname() // an address git makes up when none is set
+	fmt.Fprintf(&b, "host=%q uid=%d\n", host, os.Getuid())
+	home, xdg := os.Getenv("HOME"), os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	files := []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), "/etc/gitconfig",
+		os.Getenv("GIT_CONFIG_SYSTEM"), os.Getenv("GIT_CONFIG_GLOBAL"),
+		filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
+	if gitBin, err := exec.LookPath("git"); err == nil {
+		// git's own sysconfdir: /etc for /usr/bin/git, PREFIX/etc otherwise.
+		files = append(files, filepath.Join(filepath.Dir(filepath.Dir(gitBin)), "etc", "gitconfig"))
+	}
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		fi, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(&b, "%s -\n", f)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %d %d %d\n", f, fi.Size(), fi.ModTime().UnixNano(), inodeOf(fi))
+		if fi.Mode().IsRegular() {
+			if data, err := os.ReadFile(f); err != nil || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+				return "", false
+			}
+		}
+	}
+	return b.String(), true
+}
+
+// zoneOf is t's zone offset as git writes it (±hhmm).
+func zoneOf(t time.Time) string { return t.Format("-0700") }
+
+// withoutTime is an identity "Name <email> seconds " without its seconds.
+func withoutTime(id string) string {
+	id = strings.TrimRight(id, " ")
+	if i := strings.LastIndexByte(id, ' '); i > strings.LastIndexByte(id, '>') {
+		return id[:i]
+	}
+	return id
 }
 
 // takeIdent is the prepared identities, once, while fresh.

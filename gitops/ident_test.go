@@ -2,8 +2,11 @@ package gitops
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A vault commit whose object this process writes (PrepareIdent) is the
@@ -109,4 +112,63 @@ func FuzzParseVarList(f *testing.F) {
 			t.Fatalf("commit object of %q, %q: %q", a, c, raw)
 		}
 	})
+}
+
+// The identities git gave are kept with what they came from, and given
+// again, at the time of now, while that is unchanged: an edited config,
+// another variable, or a config that includes another file, and git is
+// asked.
+func TestKeptIdentities(t *testing.T) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	for _, k := range []string{"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)  // the identities then come from the config
+	}
+	tr.Git("config", "user.name", "Config Person")
+	take := func() (string, string) {
+		t.Helper()
+		r := tr.open()
+		r.PrepareIdent(ctx)
+		a, c, ok := r.takeIdent()
+		if !ok || !validIdent(a) || !validIdent(c) {
+			t.Fatalf("takeIdent = %q, %q, %v", a, c, ok)
+		}
+		return a, c
+	}
+	a, _ := take()
+	r := tr.open()
+	var k identKept
+	if !ReadKept(r.identPath(), &k) || !strings.HasPrefix(a, k.Author+" ") {
+		t.Fatalf("kept %+v after git gave %q", k, a)
+	}
+	// What is kept is what is given while the sources are the same.
+	k.Author = "Kept Identity <kept@example.com>"
+	if err := WriteKept(r.identPath(), k); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := take(); !strings.HasPrefix(a, "Kept Identity <kept@example.com> ") {
+		t.Fatalf("author = %q, want the kept one", a)
+	}
+	if f := strings.Fields(a); len(f) < 2 || f[len(f)-1] != zoneOf(time.Now()) {
+		t.Errorf("author %q does not end in this zone", a)
+	}
+	tr.Git("config", "user.name", "Renamed Person")
+	if a, _ := take(); !strings.HasPrefix(a, "Renamed Person ") {
+		t.Errorf("after the config changed, author = %q", a)
+	}
+	t.Setenv("GIT_AUTHOR_NAME", "From The Environment")
+	if a, _ := take(); !strings.HasPrefix(a, "From The Environment ") {
+		t.Errorf("with GIT_AUTHOR_NAME set, author = %q", a)
+	}
+	os.Unsetenv("GIT_AUTHOR_NAME")
+	os.WriteFile(filepath.Join(tr.Dir, "extra.gitconfig"), []byte("[user]\n\tname = Included Name\n"), 0o644)
+	tr.Git("config", "include.path", filepath.Join(tr.Dir, "extra.gitconfig"))
+	if a, _ := take(); !strings.HasPrefix(a, "Included Name ") {
+		t.Errorf("with an include, author = %q", a)
+	}
+	os.WriteFile(filepath.Join(tr.Dir, "extra.gitconfig"), []byte("[user]\n\tname = Included Again\n"), 0o644)
+	if a, _ := take(); !strings.HasPrefix(a, "Included Again ") {
+		t.Errorf("an included file changed, author = %q (kept across an include)", a)
+	}
 }
