@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
 )
 
 // LockRefPrefix is where scribe's ref locks live.
