@@ -35,13 +35,17 @@ func (r *Repo) trackedInIndex(paths []string) ([]byte, bool) {
 			return nil, false // pathspec magic or a glob
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	if shared, _ := filepath.Glob(filepath.Join(r.GitDir, "sharedindex.*")); len(shared) > 0 {
+		return nil, false // a split index keeps entries elsewhere
+	}
+	b, release, err := mapFile(filepath.Join(r.GitDir, "index"))
 	if os.IsNotExist(err) {
 		return nil, true // no index: nothing tracked
 	}
 	if err != nil {
 		return nil, false
 	}
+	defer release()
 	return indexMatches(b, paths)
 }
 
@@ -87,6 +91,7 @@ func indexMatches(b []byte, paths []string) ([]byte, bool) {
 		if mode&0o170000 == 0o040000 {
 			return nil, false // a sparse index's directory entry
 		}
+		past := true // name sorts after every path and all that lies under it
 		for _, p := range paths {
 			if string(name) == p || (len(name) > len(p) && string(name[:len(p)]) == p && name[len(p)] == '/') {
 				if flags&0x3000 != 0 {
@@ -94,13 +99,23 @@ func indexMatches(b []byte, paths []string) ([]byte, bool) {
 				}
 				out.Write(name)
 				out.WriteByte(0)
+				past = false
 				break
 			}
+			if string(name) <= p+"/" {
+				past = false
+			}
+		}
+		if past {
+			// Entries are sorted by name: none after this one is asked
+			// for (and the page-cache pages of the rest are never read).
+			return out.Bytes(), true
 		}
 		// Entries are padded with 1 to 8 NULs to a multiple of eight.
 		off += (nameAt - off + len(name) + 8) &^ 7
 	}
-	// Extensions: a split index keeps entries elsewhere.
+	// Extensions: a split index keeps entries elsewhere (the scan stops
+	// early only when no shared index is there: trackedInIndex).
 	for off+8 <= end {
 		sig := string(b[off : off+4])
 		size := int(binary.BigEndian.Uint32(b[off+4 : off+8]))
