@@ -343,7 +343,7 @@ func (in *Input) vaultTree(ctx context.Context) (vaultTree, error) {
 			in.vaultErr = err
 			return
 		}
-		files, err := in.Repo.ReadFiles(ctx, in.Vault, paths)
+		files, err := in.Repo.ReadVaultFiles(ctx, in.Vault, paths) // loose objects first: a vault tip's are
 		if err != nil {
 			in.vaultErr = err
 			return
