@@ -392,7 +392,13 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 	if author, committer, ok := r.takeIdent(); ok {
 		spec = &commitSpec{parents: []string{tip, req.MergeParent}, author: author, committer: committer, msg: msg}
 	}
-	tree, sha, built, err := r.writeVaultTree(ctx, trees, changed, next, spec)
+	var tree, sha string
+	var built vaultTrees
+	if s := r.takeSpeculated(tip, req.MergeParent, msg, spec, changed, next); s != nil {
+		tree, sha, built = s.tree, s.sha, s.built // its objects are written
+	} else {
+		tree, sha, built, err = r.writeVaultTree(ctx, trees, changed, next, spec)
+	}
 	if IsUnwritable(err) {
 		return CommitResult{}, false, err
 	}

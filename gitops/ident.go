@@ -151,6 +151,22 @@ func withoutTime(id string) string {
 	return id
 }
 
+// peekIdent is what takeIdent will give, leaving it to be taken: a
+// speculated write's object is the write's own.
+func (r *Repo) peekIdent() (author, committer string, ok bool) {
+	r.ident.mu.Lock()
+	c := r.ident.ahead
+	r.ident.mu.Unlock()
+	if c == nil {
+		return "", "", false
+	}
+	<-c.done
+	if !c.ok || time.Since(c.at) > identFresh {
+		return "", "", false
+	}
+	return c.author, c.committer, true
+}
+
 // takeIdent is the prepared identities, once, while fresh.
 func (r *Repo) takeIdent() (author, committer string, ok bool) {
 	r.ident.mu.Lock()

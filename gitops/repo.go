@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -61,6 +62,10 @@ type Repo struct {
 	noLoose bool
 	// ident is the identities PrepareIdent is reading.
 	ident identState
+	// spec is the vault write made beside the reads (SpeculateVault).
+	spec speculation
+	// packsWritten counts this process's unpack-objects (the tests').
+	packsWritten atomic.Int64
 
 	// imm memoizes reads of immutable objects (gitImmutable).
 	immMu      sync.Mutex

@@ -519,6 +519,7 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 	if err != nil {
 		return "", "", nil, err
 	}
+	r.packsWritten.Add(1)
 	if _, err := r.gitIn(ctx, runOpts{stdin: pack}, "unpack-objects", "-q"); err != nil {
 		return "", "", nil, fmt.Errorf("write the vault commit's objects: %w", err)
 	}

@@ -434,7 +434,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 		res, err := v.commitVault(ctx, req)
 		warns = append(warns, res.Warnings...)
 		out.Vault = res
-		if err != nil {
+		if err != nil || speculating(ctx) {
 			return out, 0, warns, err
 		}
 		if status != nil && status.built != nil {

@@ -335,14 +335,24 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		// The record is complete: it renders (tens of KB of YAML in a long
 		// session) while the status scan finishes.
 		rendered := renderAhead(&rec)
+		turn := func(uncommitted string) Plan {
+			b := v.sessionBridge(ctx, rec, in, uncommitted, head, now)
+			return Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "session turn: record + bridge note (no journal entry per turn)",
+				Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
+				DoneAt: now, Head: head.Commit, Branch: head.Ref, rendered: rendered, Prune: pruneSessions(all, id)}
+		}
+		// The turn's write is made while the status scan runs, for the
+		// uncommitted work the last turn's note named (speculateTurn);
+		// when the scan says the same, only the ref is left to move.
+		guess := v.lastUncommitted(ctx, head)
+		if len(plans) == 0 && !in.DryRun && !v.ReadOnly {
+			v.speculateTurn(ctx, turn(guess))
+		}
 		ch, err := v.uncommitted(ctx, head)
 		if err != nil {
 			return rep, err
 		}
-		b := v.sessionBridge(ctx, rec, in, ch, head)
-		p = Plan{Modes: notes.Modes{notes.ModeBridge}, Row: "session turn: record + bridge note (no journal entry per turn)",
-			Summary: fmt.Sprintf("session %s: turn %d", shortID(id), rec.Stops), Bridge: &b, Session: &rec,
-			DoneAt: now, Head: head.Commit, Branch: head.Ref, rendered: rendered}
+		p = turn(v.uncommittedLine(ch))
 	}
 	p.Prune = pruneSessions(all, id)
 	plans = append(plans, p)
@@ -1049,7 +1059,7 @@ func (v *Vault) finalise(ctx context.Context, rec notes.Session, reason string, 
 		p.Done = in.Done
 	}
 	if rec.Branch == head.Ref {
-		b := v.sessionBridge(ctx, rec, in, ch, head)
+		b := v.sessionBridge(ctx, rec, in, v.uncommittedLine(ch), head, v.now())
 		p.Bridge = &b
 	}
 	rec.Status, rec.Ended, rec.EndReason, rec.Updated = notes.SessionJournaled, now, reason, now
@@ -1076,8 +1086,8 @@ func followupLine(f notes.SessionFollowup) string {
 // did (its summaries and commits), what is open (its follow-ups, open
 // progress items, uncommitted work), and where it was written (commit and
 // cites for the stale-claim check).
-func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.WrapInput, ch gitops.Changes, head gitops.Head) notes.BridgeNote {
-	b := notes.BridgeNote{Urgent: v.redact(notes.OneLine(in.Urgent)), Updated: v.now(), Commit: head.Commit,
+func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.WrapInput, uncommitted string, head gitops.Head, now time.Time) notes.BridgeNote {
+	b := notes.BridgeNote{Urgent: v.redact(notes.OneLine(in.Urgent)), Updated: now, Commit: head.Commit,
 		OpenQuestions: v.redactAll(in.Questions), Traps: v.redactAll(in.Traps)}
 	n := len(rec.Summaries)
 	if hint := v.redact(notes.OneLine(in.Hint)); hint != "" {
@@ -1117,15 +1127,8 @@ func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.W
 			b.CarryForward = append(b.CarryForward, fmt.Sprintf("Open in %s: %s.", v.Config.Paths.Progress, listFew(open, 6)))
 		}
 	}
-	var paths []string
-	for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
-		for _, f := range set {
-			paths = append(paths, f.Path)
-		}
-	}
-	paths = append(paths, ch.Untracked...)
-	if len(paths) > 0 {
-		b.CarryForward = append(b.CarryForward, fmt.Sprintf("Uncommitted work remains in %s.", v.fileList(dedup(paths), 4)))
+	if uncommitted != "" {
+		b.CarryForward = append(b.CarryForward, uncommitted)
 	}
 	var cites []string
 	for _, c := range rec.Commits {
@@ -1134,6 +1137,25 @@ func (v *Vault) sessionBridge(ctx context.Context, rec notes.Session, in notes.W
 	cites = append(cites, rec.Files...)
 	b.Cites = v.citeable(dedup(cites), 10)
 	return b
+}
+
+// uncommittedPrefix begins the bridge note's line on the work tree's
+// uncommitted work.
+const uncommittedPrefix = "Uncommitted work remains in "
+
+// uncommittedLine is that line for ch ("" when nothing is uncommitted).
+func (v *Vault) uncommittedLine(ch gitops.Changes) string {
+	var paths []string
+	for _, set := range [][]gitops.FileChange{ch.Staged, ch.Unstaged} {
+		for _, f := range set {
+			paths = append(paths, f.Path)
+		}
+	}
+	paths = append(paths, ch.Untracked...)
+	if len(paths) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(uncommittedPrefix+"%s.", v.fileList(dedup(paths), 4))
 }
 
 // PendingFollowup is a follow-up a session found that awaits a person.

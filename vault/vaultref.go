@@ -66,6 +66,10 @@ func (v *Vault) forgetTip() { v.tipKnown = false }
 func (v *Vault) commitVault(ctx context.Context, req gitops.CommitRequest) (gitops.CommitResult, error) {
 	v.Migrate(ctx)
 	req.Vault = true
+	if speculating(ctx) {
+		v.Repo.SpeculateVault(ctx, req) // objects only: nothing published, no view
+		return gitops.CommitResult{}, nil
+	}
 	res, err := v.Repo.CommitPaths(ctx, req)
 	v.forgetTip()
 	if err == nil && res.SHA != "" {
