@@ -396,6 +396,11 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 	var built vaultTrees
 	if s := r.takeSpeculated(tip, req.MergeParent, msg, spec, changed, next); s != nil {
 		tree, sha, built = s.tree, s.sha, s.built // its objects are written
+		if ok, err := s.publish(held); ok && err == nil {
+			*released = true
+			r.keepWritten(sha, tip, changed, next, built)
+			return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+		}
 	} else {
 		tree, sha, built, err = r.writeVaultTree(ctx, trees, changed, next, spec)
 	}

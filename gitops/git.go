@@ -1,10 +1,12 @@
 package gitops
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -61,6 +63,25 @@ type runOpts struct {
 
 // git runs the git binary in dir and returns its stdout.
 func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
+	cmd := gitCmd(ctx, dir, o, args)
+	if o.stdin != nil {
+		cmd.Stdin = bytes.NewReader(o.stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	gitDone(cmd, args, start)
+	if err != nil {
+		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// gitCmd is the git process for args in dir: its environment, and the
+// options every one of scribe's gets.
+func gitCmd(ctx context.Context, dir string, o runOpts, args []string) *exec.Cmd {
 	argv := args
 	if len(args) > 0 && args[0] == "update-ref" {
 		// Another process's update-ref on the same ref holds its .lock
@@ -72,18 +93,15 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), ActiveEnv+"=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, o.env...)
-	if o.stdin != nil {
-		cmd.Stdin = bytes.NewReader(o.stdin)
-	}
 	if o.network {
 		ownGroup(cmd)
 		cmd.WaitDelay = time.Second
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Run()
+	return cmd
+}
+
+// gitDone numbers a finished git process as a step (stepDone).
+func gitDone(cmd *exec.Cmd, args []string, start time.Time) {
 	stepDone(func() string {
 		cpu := time.Duration(0)
 		if ps := cmd.ProcessState; ps != nil {
@@ -92,10 +110,84 @@ func git(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 		return fmt.Sprintf("%6.1f ms git %s  [@%.1f ms, cpu %.1f ms]", float64(time.Since(start).Microseconds())/1000, strings.Join(args, " "),
 			float64(start.Sub(traceEpoch).Microseconds())/1000, float64(cpu.Microseconds())/1000)
 	})
+}
+
+// refTxn is a `git update-ref --stdin` transaction held open: prepared —
+// its refs locked and their old values checked — while the command does
+// other work, then committed (a write published in the time of one line)
+// or aborted. A process that dies holding one closes git's input, and git
+// aborts a prepared transaction at the end of its input.
+type refTxn struct {
+	cmd   *exec.Cmd
+	args  []string
+	in    io.WriteCloser
+	out   *bufio.Reader
+	errb  bytes.Buffer
+	start time.Time
+}
+
+// prepareRefs starts a transaction of the update-ref --stdin lines
+// (update, verify, delete) and prepares it.
+func (r *Repo) prepareRefs(ctx context.Context, msg, lines string) (*refTxn, error) {
+	t := &refTxn{args: []string{"update-ref", "-m", msg, "--stdin"}, start: time.Now()}
+	t.cmd = gitCmd(ctx, r.WorkTree, runOpts{env: r.env}, t.args)
+	t.cmd.Stderr = &t.errb
+	in, err := t.cmd.StdinPipe()
 	if err != nil {
-		return out.Bytes(), &GitError{Args: args, Stderr: errb.String(), Err: err}
+		return nil, err
 	}
-	return out.Bytes(), nil
+	out, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	t.in, t.out = in, bufio.NewReader(out)
+	if err := t.cmd.Start(); err != nil {
+		return nil, err
+	}
+	io.WriteString(t.in, "start\n"+lines+"prepare\n")
+	if err := t.expect("start: ok", "prepare: ok"); err != nil {
+		if werr := t.end(""); werr != nil {
+			return nil, werr // git's own words
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// expect reads git's answers (what it said on stderr is read once it
+// has exited: end).
+func (t *refTxn) expect(lines ...string) error {
+	for _, want := range lines {
+		got, err := t.out.ReadString('\n')
+		if err != nil || strings.TrimSuffix(got, "\n") != want {
+			return fmt.Errorf("git update-ref answered %q, not %q", strings.TrimSpace(got), want)
+		}
+	}
+	return nil
+}
+
+// commit publishes the prepared transaction.
+func (t *refTxn) commit() error { return t.end("commit") }
+
+// abort lets the prepared transaction go: no ref moves.
+func (t *refTxn) abort() { t.end("abort") }
+
+// end sends the last command, if any, and waits for git.
+func (t *refTxn) end(last string) error {
+	var err error
+	if last != "" {
+		io.WriteString(t.in, last+"\n")
+	}
+	t.in.Close()
+	if last != "" {
+		err = t.expect(last + ": ok")
+	}
+	werr := t.cmd.Wait()
+	gitDone(t.cmd, t.args, t.start)
+	if err == nil && werr != nil {
+		err = &GitError{Args: t.args, Stderr: t.errb.String(), Err: werr}
+	}
+	return err
 }
 
 // exitCode reports git's exit status from an error returned by git, or -1.

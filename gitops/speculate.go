@@ -3,7 +3,9 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -27,6 +29,10 @@ type speculated struct {
 	changed           []string
 	tree, sha         string
 	built             map[string][]object.TreeEntry
+	// txn moves the vault to sha, prepared (its locks verified free):
+	// committed by the write, or aborted.
+	txn   *refTxn
+	locks []string
 }
 
 // speculation is the Repo's last speculated write.
@@ -71,9 +77,37 @@ func (r *Repo) SpeculateVault(ctx context.Context, req CommitRequest) {
 	for _, p := range changed {
 		s.next[p] = next[p]
 	}
+	// The ref transaction is prepared too: the write that takes this
+	// one then publishes with one line to a running git.
+	if names, err := lockNames(req.Locks); err == nil && req.RemoteLock == "" && r.RemoteLock == "" {
+		old := tip
+		if old == "" {
+			old = strings.Repeat("0", len(sha))
+		}
+		lines := fmt.Sprintf("update %s %s %s\n", VaultRef, sha, old)
+		for _, n := range names {
+			lines += fmt.Sprintf("verify %s%s\n", LockRefPrefix, n)
+		}
+		if t, err := r.prepareRefs(ctx, "scribe: vault commit", lines); err == nil {
+			s.txn, s.locks = t, names
+		}
+	}
+	r.DropSpeculation()
 	r.spec.mu.Lock()
 	r.spec.last = s
 	r.spec.mu.Unlock()
+}
+
+// DropSpeculation lets a speculated write go: its prepared transaction is
+// aborted (it holds the vault ref's lock), its objects left for gc.
+func (r *Repo) DropSpeculation() {
+	r.spec.mu.Lock()
+	s := r.spec.last
+	r.spec.last = nil
+	r.spec.mu.Unlock()
+	if s != nil && s.txn != nil {
+		s.txn.abort()
+	}
 }
 
 // takeSpeculated is the speculated write when it is exactly this one —
@@ -84,14 +118,41 @@ func (r *Repo) takeSpeculated(tip, parent, msg string, spec *commitSpec, changed
 	s := r.spec.last
 	r.spec.last = nil
 	r.spec.mu.Unlock()
-	if s == nil || spec == nil || s.tip != tip || s.parent != parent || s.msg != msg ||
-		s.author != spec.author || s.committer != spec.committer || !slices.Equal(s.changed, changed) {
+	if s == nil {
 		return nil
 	}
+	same := spec != nil && s.tip == tip && s.parent == parent && s.msg == msg &&
+		s.author == spec.author && s.committer == spec.committer && slices.Equal(s.changed, changed)
 	for _, p := range changed {
-		if !bytes.Equal(s.next[p], next[p]) || (s.next[p] == nil) != (next[p] == nil) {
-			return nil
+		if !same || !bytes.Equal(s.next[p], next[p]) || (s.next[p] == nil) != (next[p] == nil) {
+			same = false
+			break
 		}
 	}
+	if !same {
+		if s.txn != nil {
+			s.txn.abort() // before this write's own transaction needs the ref
+		}
+		return nil
+	}
 	return s
+}
+
+// publish commits s's prepared transaction when the write holds
+// exactly the locks it verified, elided (ok false: the write publishes
+// as always; the transaction is aborted first).
+func (s *speculated) publish(held []*Lock) (ok bool, err error) {
+	if s.txn == nil {
+		return false, nil
+	}
+	names := make([]string, len(held))
+	elided := true
+	for i, l := range held {
+		names[i], elided = l.Name, elided && l.OID == ""
+	}
+	if !elided || !slices.Equal(names, s.locks) {
+		s.txn.abort()
+		return false, nil
+	}
+	return true, s.txn.commit()
 }

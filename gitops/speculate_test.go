@@ -2,6 +2,8 @@ package gitops
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,10 @@ func TestSpeculatedVaultWrite(t *testing.T) {
 	r.SpeculateVault(ctx, vaultRequest("- two\n"))
 	if r.spec.last == nil {
 		t.Fatal("nothing was speculated")
+	}
+	lockFile := filepath.Join(tr.Dir, ".git", "refs", "scribe", "vault.lock")
+	if _, err := os.Stat(lockFile); err != nil {
+		t.Errorf("the speculated transaction is not prepared (%v)", err)
 	}
 	guessed, before, packs := r.spec.last.sha, loose(), r.packsWritten.Load()
 	res, err := r.CommitPaths(ctx, vaultRequest("- two\n"))
@@ -67,6 +73,21 @@ func TestSpeculatedVaultWrite(t *testing.T) {
 	}
 	if strings.Contains(tr.Git("log", "--format=%H", VaultRef), guessed) {
 		t.Error("the wrong guess was published")
+	}
+
+	// Never taken, it is dropped, and the vault's ref lock with it.
+	tip := tr.GitTrim("rev-parse", VaultRef)
+	r.PrepareIdent(ctx)
+	r.SpeculateVault(ctx, vaultRequest("- never\n"))
+	r.DropSpeculation()
+	if _, err := os.Stat(lockFile); err == nil {
+		t.Error("a dropped speculation left the vault ref locked")
+	}
+	if got := tr.GitTrim("rev-parse", VaultRef); got != tip {
+		t.Errorf("a dropped speculation moved the vault to %s", got)
+	}
+	if got := tr.lockRefs(); got != "" {
+		t.Errorf("lock refs left: %s", got)
 	}
 	tr.fsck()
 }

@@ -347,6 +347,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		guess := v.lastUncommitted(ctx, head)
 		if len(plans) == 0 && !in.DryRun && !v.ReadOnly {
 			v.speculateTurn(ctx, turn(guess))
+			defer v.Repo.DropSpeculation() // not taken: its transaction holds the vault ref
 		}
 		ch, err := v.uncommitted(ctx, head)
 		if err != nil {
