@@ -370,6 +370,9 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 	if err != nil {
 		return rep, err
 	}
+	if rep.Commit != nil && p.Session != nil && p.rendered != nil { // a turn's, rendered ahead
+		v.keepWrittenSession(p.renderSession(), *p.Session)
+	}
 	if end {
 		os.Remove(v.sessionStateFile(id))
 	}

@@ -122,3 +122,37 @@ func TestJournaledRecordsParseOnceAcrossProcesses(t *testing.T) {
 		t.Errorf("a damaged cache was read (%d YAML parses, %v)", damaged.yamlParses, err)
 	}
 }
+
+// The open record a Stop wrote is parsed from YAML by no one: the next
+// Stop finds the writer's own parse kept for its bytes.
+func TestWrittenRecordIsNotParsedAgain(t *testing.T) {
+	t.Parallel()
+	v := proseRepo(t)
+	open := longSession(300)
+	b := open.Render()
+	if len(b) < cachedRecordMin {
+		t.Fatalf("the record is %d bytes, under the cache's %d", len(b), cachedRecordMin)
+	}
+	writer := &Vault{Repo: v.Repo, Config: v.Config}
+	writer.keepWrittenSession(b, open)
+	next := &Vault{Repo: v.Repo, Config: v.Config}
+	got, err := next.parseSession(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.yamlParses != 0 {
+		t.Errorf("the next Stop parsed %d records as YAML, want 0", next.yamlParses)
+	}
+	if !bytes.Equal(got.Render(), b) || !got.Open() {
+		t.Error("the kept record renders otherwise than the record written")
+	}
+	// A short record is not worth gob's setup: nothing is kept for it.
+	short := longSession(2)
+	sb := short.Render()
+	writer.keepWrittenSession(sb, short)
+	again := &Vault{Repo: v.Repo, Config: v.Config}
+	again.parseSession(sb)
+	if again.yamlParses != 1 {
+		t.Errorf("a short record: %d YAML parses, want 1", again.yamlParses)
+	}
+}
