@@ -153,25 +153,19 @@ func withoutTime(id string) string {
 
 // peekIdent is what takeIdent will give, leaving it to be taken: a
 // speculated write's object is the write's own.
-func (r *Repo) peekIdent() (author, committer string, ok bool) {
-	r.ident.mu.Lock()
-	c := r.ident.ahead
-	r.ident.mu.Unlock()
-	if c == nil {
-		return "", "", false
-	}
-	<-c.done
-	if !c.ok || time.Since(c.at) > identFresh {
-		return "", "", false
-	}
-	return c.author, c.committer, true
-}
+func (r *Repo) peekIdent() (author, committer string, ok bool) { return r.preparedIdent(false) }
 
 // takeIdent is the prepared identities, once, while fresh.
-func (r *Repo) takeIdent() (author, committer string, ok bool) {
+func (r *Repo) takeIdent() (author, committer string, ok bool) { return r.preparedIdent(true) }
+
+// preparedIdent is the identities PrepareIdent read, while fresh; take
+// hands them out for good.
+func (r *Repo) preparedIdent(take bool) (author, committer string, ok bool) {
 	r.ident.mu.Lock()
 	c := r.ident.ahead
-	r.ident.ahead = nil
+	if take {
+		r.ident.ahead = nil
+	}
 	r.ident.mu.Unlock()
 	if c == nil {
 		return "", "", false
