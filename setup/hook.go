@@ -19,9 +19,13 @@ const HookMarker = "# git-scribe post-commit hook"
 // OrigSuffix is where an existing hook is kept while scribe's chains it.
 const OrigSuffix = ".scribe-orig"
 
-// recorder is the shell that records a commit: one git process and no other
-// program but tail, because starting the Go binary alone costs more than the
-// hook's budget (docs/BENCHMARKS.md). It records the sha; subject, files,
+// recorder is the shell that records a commit: no program but tail, because
+// starting the Go binary alone costs more than the hook's budget
+// (docs/BENCHMARKS.md). In a plain repository (a .git directory where git
+// runs the hook: the work tree's top) the dirs and HEAD's commit are read
+// with the shell's own read, from HEAD and the branch's loose ref (a commit
+// has just written it); anywhere else — a linked worktree, a packed or
+// reftable ref, GIT_DIR set — one git rev-parse says them. It records the sha; subject, files,
 // stats and progress items are read from the immutable commit when the record
 // lands. The record is created with noclobber — atomic and exclusive — so the
 // same commit can never be recorded twice; its file name is the record, so a
@@ -31,7 +35,20 @@ const OrigSuffix = ".scribe-orig"
 const recorder = `scribe_record() {
 	[ -z "$GIT_SCRIBE_ACTIVE" ] || return 0
 	command -v git-scribe >/dev/null 2>&1 || return 0
-	scribe_out=$(git rev-parse --path-format=absolute --git-dir --git-common-dir HEAD 2>/dev/null) || return 0
+	scribe_out=
+	if [ -z "$GIT_DIR$GIT_COMMON_DIR$GIT_WORK_TREE" ] && [ -d .git ] && [ ! -e .git/commondir ] && [ -f .git/HEAD ]; then
+		IFS= read -r scribe_h <.git/HEAD
+		case $scribe_h in
+		"ref: refs/heads/"*) [ ! -f ".git/${scribe_h#ref: }" ] || IFS= read -r scribe_h <".git/${scribe_h#ref: }" ;;
+		esac
+		case $scribe_h in
+		*[!0-9a-f]*) ;;
+		*) [ ${#scribe_h} -ne 40 ] && [ ${#scribe_h} -ne 64 ] || scribe_out="$PWD/.git
+$PWD/.git
+$scribe_h" ;;
+		esac
+	fi
+	[ -n "$scribe_out" ] || scribe_out=$(git rev-parse --path-format=absolute --git-dir --git-common-dir HEAD 2>/dev/null) || return 0
 	scribe_ifs=$IFS
 	IFS='
 '
