@@ -344,9 +344,8 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		// The turn's write is made while the status scan runs, for the
 		// uncommitted work the last turn's note named (speculateTurn);
 		// when the scan says the same, only the ref is left to move.
-		guess := v.lastUncommitted(ctx, head)
 		if len(plans) == 0 && !in.DryRun && !v.ReadOnly {
-			v.speculateTurn(ctx, turn(guess))
+			v.speculateTurn(ctx, turn(v.lastUncommitted(ctx, head)))
 			defer v.Repo.DropSpeculation() // not taken: its transaction holds the vault ref
 		}
 		ch, err := v.uncommitted(ctx, head)
