@@ -491,3 +491,28 @@ func TestGeneratedMarkdownLintsLongText(t *testing.T) {
 		t.Fatalf("markdownlint-cli2 %s: want 0 errors on every file (exit %v):\n%s", markdownlintVersion, err, out)
 	}
 }
+
+// TestProjectDocsLint runs markdownlint-cli2 on the project's own documents
+// (the README and docs/), with the repository's .markdownlint-cli2.jsonc:
+// prose wrapped at 80 columns, tables, code blocks and headings free to run
+// long. Any finding fails the test.
+func TestProjectDocsLint(t *testing.T) {
+	extool.Program(t, "node", "Debian: apt-get install nodejs")
+	lint := extool.Bin(t, "markdownlint-cli2", markdownlintVersion, "markdownlint-cli2")
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files := []string{"README.md"}
+	for _, d := range docs {
+		files = append(files, filepath.Join("docs", filepath.Base(d)))
+	}
+	cmd := exec.Command(lint, files...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	summary := regexp.MustCompile(`(?m)^Summary: (\d+) error\(s\)$`).FindSubmatch(out)
+	if err != nil || summary == nil || string(summary[1]) != "0" || !bytes.Contains(out, []byte(fmt.Sprintf("Linting: %d file(s)", len(files)))) {
+		t.Fatalf("markdownlint-cli2 %s on %q: want 0 errors (exit %v):\n%s", markdownlintVersion, files, err, out)
+	}
+}
