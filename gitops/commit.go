@@ -371,77 +371,51 @@ func (r *Repo) SignsCommits(ctx context.Context) bool {
 // same ref transaction deletes the held locks (their own values, by
 // compare-and-swap too), and *released says so.
 func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*Lock, released *bool) (CommitResult, bool, error) {
-	tip, err := r.VaultTip(ctx)
-	if err != nil {
+	w, err := r.buildVaultWrite(ctx, req, r.takeIdent)
+	if err != nil || w == nil {
+		r.DropSpeculation()
 		return CommitResult{}, false, err
 	}
-	current, trees, err := r.readVault(ctx, tip, req.Paths)
-	if err != nil {
-		return CommitResult{}, false, fmt.Errorf("read vault paths at %s: %w", tip, err)
-	}
-	next, err := req.Build(current)
-	if err != nil {
-		return CommitResult{}, false, err
-	}
-	changed, err := changedPaths(req, current, next)
-	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
-		return CommitResult{}, false, err
-	}
-	msg := req.Message(changed)
-	var spec *commitSpec
-	if author, committer, ok := r.takeIdent(); ok {
-		spec = &commitSpec{parents: []string{tip, req.MergeParent}, author: author, committer: committer, msg: msg}
-	}
-	var tree, sha string
-	var built vaultTrees
-	if s := r.takeSpeculated(tip, req.MergeParent, msg, spec, changed, next); s != nil {
-		tree, sha, built = s.tree, s.sha, s.built // its objects are written
-		if ok, err := s.publish(held); ok && err == nil {
-			*released = true
-			r.keepWritten(sha, tip, changed, next, built)
-			return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
-		}
-	} else {
-		tree, sha, built, err = r.writeVaultTree(ctx, trees, changed, next, spec)
-	}
+	tip, changed, next := w.tip, w.changed, w.next
+	tree, sha, built, err := r.writeVaultTree(ctx, w.trees, changed, next, w.spec)
 	if IsUnwritable(err) {
+		r.DropSpeculation()
 		return CommitResult{}, false, err
 	}
 	if err != nil {
 		oids, err := r.hashObjects(ctx, changed, next)
 		if err != nil {
+			r.DropSpeculation()
 			return CommitResult{}, false, err
 		}
 		if tree, err = r.buildVaultTree(ctx, tip, changed, oids); err != nil {
+			r.DropSpeculation()
 			return CommitResult{}, false, fmt.Errorf("build vault commit: %w", err)
 		}
 	}
 	if sha == "" {
-		if sha, err = r.commitTree(ctx, tree, tip, msg, false, req.MergeParent); err != nil {
+		if sha, err = r.commitTree(ctx, tree, tip, w.msg, false, req.MergeParent); err != nil {
+			r.DropSpeculation()
 			return CommitResult{}, false, err
 		}
 	}
+	done := func() (CommitResult, bool, error) {
+		r.keepWritten(sha, tip, changed, next, built)
+		return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+	}
 	if len(held) > 0 {
-		old := tip
-		if old == "" {
-			old = strings.Repeat("0", len(sha)) // the vault ref must not exist yet
+		tx := vaultTxn(sha, tip, held)
+		// The speculated write, when it is this one, holds this very
+		// transaction prepared; any other is let go here, before the
+		// vault ref is needed.
+		if published, err := r.publishSpeculated(tx); published && err == nil {
+			*released = true
+			return done()
 		}
-		var tx strings.Builder
-		fmt.Fprintf(&tx, "update %s %s %s\n", VaultRef, sha, old)
-		elided := false
-		for _, l := range held {
-			if l.OID == "" {
-				fmt.Fprintf(&tx, "verify %s\n", l.Ref) // free, or the transaction fails
-				elided = true
-			} else {
-				fmt.Fprintf(&tx, "delete %s %s\n", l.Ref, l.OID)
-			}
-		}
-		_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx.String())}, "update-ref", "-m", "scribe: vault commit", "--stdin")
+		_, err := r.gitIn(ctx, runOpts{stdin: []byte(tx)}, "update-ref", "-m", vaultCommitMsg, "--stdin")
 		if err == nil {
 			*released = true
-			r.keepWritten(sha, tip, changed, next, built)
-			return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+			return done()
 		}
 		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {
 			return CommitResult{}, true, err // another writer won the race: rebuild on its tip
@@ -451,20 +425,81 @@ func (r *Repo) commitVaultOnce(ctx context.Context, req CommitRequest, held []*L
 			// vault ref's lock file: the plain update would fail the same way.
 			return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
 		}
-		if elided {
-			return CommitResult{}, false, errLocksBusy // a lock is held: wait for it (CommitPaths)
+		if held[0].OID == "" { // elided locks (elidedLocks): one is held now
+			return CommitResult{}, false, errLocksBusy // wait for it (CommitPaths)
 		}
 		// The vault did not move, so a lock did (taken over past its
 		// expiry): move the vault alone, as a write without locks does.
+	} else {
+		r.DropSpeculation()
 	}
-	if _, err := r.Git(ctx, "update-ref", "-m", "scribe: vault commit", VaultRef, sha, tip); err != nil {
+	if _, err := r.Git(ctx, "update-ref", "-m", vaultCommitMsg, VaultRef, sha, tip); err != nil {
 		if now, terr := r.VaultTip(ctx); terr == nil && now != tip {
 			return CommitResult{}, true, err // another writer won the race: rebuild on its tip
 		}
 		return CommitResult{}, false, fmt.Errorf("move %s to the new vault commit: %w", VaultRef, err)
 	}
-	r.keepWritten(sha, tip, changed, next, built)
-	return CommitResult{SHA: sha, Parent: tip, Branch: VaultRef, Changed: changed}, false, nil
+	return done()
+}
+
+// vaultCommitMsg is the reflog message of a vault commit.
+const vaultCommitMsg = "scribe: vault commit"
+
+// vaultWrite is one vault write built on the vault's tip.
+type vaultWrite struct {
+	tip     string
+	trees   vaultTrees // the tip's, on the way to the paths
+	next    map[string][]byte
+	changed []string
+	msg     string
+	spec    *commitSpec // nil: commit-tree writes the commit
+}
+
+// buildVaultWrite reads req's paths at the vault's tip and builds what the
+// write changes, with the identities ident gives; nil when it changes
+// nothing.
+func (r *Repo) buildVaultWrite(ctx context.Context, req CommitRequest, ident func() (string, string, bool)) (*vaultWrite, error) {
+	tip, err := r.VaultTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	current, trees, err := r.readVault(ctx, tip, req.Paths)
+	if err != nil {
+		return nil, fmt.Errorf("read vault paths at %s: %w", tip, err)
+	}
+	next, err := req.Build(current)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := changedPaths(req, current, next)
+	if err != nil || (len(changed) == 0 && req.MergeParent == "") {
+		return nil, err
+	}
+	w := &vaultWrite{tip: tip, trees: trees, next: next, changed: changed, msg: req.Message(changed)}
+	if author, committer, ok := ident(); ok {
+		w.spec = &commitSpec{parents: []string{tip, req.MergeParent}, author: author, committer: committer, msg: w.msg}
+	}
+	return w, nil
+}
+
+// vaultTxn is the update-ref --stdin transaction that moves the vault from
+// tip to sha and takes or releases the held locks: each elided one (no
+// holder object) verified free, each held one deleted from its own value,
+// both by compare-and-swap.
+func vaultTxn(sha, tip string, held []*Lock) string {
+	old := tip
+	if old == "" {
+		old = strings.Repeat("0", len(sha)) // the vault ref must not exist yet
+	}
+	tx := fmt.Sprintf("update %s %s %s\n", VaultRef, sha, old)
+	for _, l := range held {
+		if l.OID == "" {
+			tx += fmt.Sprintf("verify %s\n", l.Ref)
+		} else {
+			tx += fmt.Sprintf("delete %s %s\n", l.Ref, l.OID)
+		}
+	}
+	return tx
 }
 
 // commitOnce is one attempt of a branch write (principle 3). The real index

@@ -1,38 +1,26 @@
 package gitops
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"sync"
-
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // A Stop hook's write depends on the status scan for one line of the
 // bridge note (the uncommitted work), and the scan is the longest read of
 // all. So the write is made beside the scan for the line the last turn's
-// note said (SpeculateVault): its objects are written, nothing is
-// published. When the scan says the same, the write that follows builds
-// the same files, and its objects are there already (the speculated
-// write's own unpack-objects wrote them): only the ref transaction is
-// left. When it does not, the write is made as always, and the objects of
-// the guess are left for gc, unreachable.
+// note said (SpeculateVault): its objects are written and its ref
+// transaction is prepared, nothing is published. When the scan says the
+// same, the write that follows builds the very commit — objects are named
+// by their content, so an equal commit id means every object is there
+// already — and sends the prepared transaction its `commit`. When it does
+// not, the transaction is aborted, the write is made as always, and the
+// objects of the guess are left for gc, unreachable.
 
 // speculated is a vault write's objects, written and not published.
 type speculated struct {
-	tip, msg, parent  string // the tip it was built on, its message, a merge parent
-	author, committer string
-	next              map[string][]byte // the changed paths' contents
-	changed           []string
-	tree, sha         string
-	built             map[string][]object.TreeEntry
-	// txn moves the vault to sha, prepared (its locks verified free):
-	// committed by the write, or aborted.
-	txn   *refTxn
-	locks []string
+	sha string  // the commit: it and every object it names are written
+	tx  string  // the ref transaction txn holds prepared ("" for none)
+	txn *refTxn // moves the vault to sha, its locks verified free
 }
 
 // speculation is the Repo's last speculated write.
@@ -42,54 +30,24 @@ type speculation struct {
 }
 
 // SpeculateVault writes the objects of the vault write req would make now
-// on the vault's tip, without moving any ref (above). It does nothing it
-// cannot do as the write itself would (no identities ready, a tree built
-// with a temporary index).
+// on the vault's tip, and prepares its ref transaction, without moving
+// any ref (above). It does nothing the write itself would not do (no
+// identities ready: commit-tree would write the commit; a tree built with
+// a temporary index).
 func (r *Repo) SpeculateVault(ctx context.Context, req CommitRequest) {
-	author, committer, ok := r.peekIdent()
-	if !ok || r.objectFormat != "sha1" {
+	w, err := r.buildVaultWrite(ctx, req, r.peekIdent)
+	if err != nil || w == nil || w.spec == nil {
 		return
 	}
-	tip, err := r.VaultTip(ctx)
-	if err != nil {
-		return
-	}
-	current, trees, err := r.readVault(ctx, tip, req.Paths)
-	if err != nil {
-		return
-	}
-	next, err := req.Build(current)
-	if err != nil {
-		return
-	}
-	changed, err := changedPaths(req, current, next)
-	if err != nil || len(changed) == 0 {
-		return
-	}
-	msg := req.Message(changed)
-	spec := &commitSpec{parents: []string{tip, req.MergeParent}, author: author, committer: committer, msg: msg}
-	tree, sha, built, err := r.writeVaultTree(ctx, trees, changed, next, spec)
+	_, sha, _, err := r.writeVaultTree(ctx, w.trees, w.changed, w.next, w.spec)
 	if err != nil || sha == "" {
 		return
 	}
-	s := &speculated{tip: tip, msg: msg, parent: req.MergeParent, author: author, committer: committer,
-		next: map[string][]byte{}, changed: changed, tree: tree, sha: sha, built: built}
-	for _, p := range changed {
-		s.next[p] = next[p]
-	}
-	// The ref transaction is prepared too: the write that takes this
-	// one then publishes with one line to a running git.
-	if names, err := lockNames(req.Locks); err == nil && req.RemoteLock == "" && r.RemoteLock == "" {
-		old := tip
-		if old == "" {
-			old = strings.Repeat("0", len(sha))
-		}
-		lines := fmt.Sprintf("update %s %s %s\n", VaultRef, sha, old)
-		for _, n := range names {
-			lines += fmt.Sprintf("verify %s%s\n", LockRefPrefix, n)
-		}
-		if t, err := r.prepareRefs(ctx, "scribe: vault commit", lines); err == nil {
-			s.txn, s.locks = t, names
+	s := &speculated{sha: sha}
+	if held, err := r.elidedLocks(req.Locks); err == nil && len(held) > 0 && req.RemoteLock == "" && r.RemoteLock == "" {
+		s.tx = vaultTxn(sha, w.tip, held)
+		if t, err := r.prepareRefs(ctx, vaultCommitMsg, s.tx); err == nil {
+			s.txn = t
 		}
 	}
 	r.DropSpeculation()
@@ -100,57 +58,28 @@ func (r *Repo) SpeculateVault(ctx context.Context, req CommitRequest) {
 
 // DropSpeculation lets a speculated write go: its prepared transaction is
 // aborted (it holds the vault ref's lock), its objects left for gc.
-func (r *Repo) DropSpeculation() {
+func (r *Repo) DropSpeculation() { r.publishSpeculated("") }
+
+// speculatedObjects reports whether commit's objects were written by the
+// speculated write.
+func (r *Repo) speculatedObjects(commit string) bool {
+	r.spec.mu.Lock()
+	defer r.spec.mu.Unlock()
+	return commit != "" && r.spec.last != nil && r.spec.last.sha == commit
+}
+
+// publishSpeculated ends the speculated write, once: it commits the
+// prepared transaction when that is tx, the write's own, and aborts it
+// otherwise — before the write's own transaction needs the vault ref.
+func (r *Repo) publishSpeculated(tx string) (published bool, err error) {
 	r.spec.mu.Lock()
 	s := r.spec.last
 	r.spec.last = nil
 	r.spec.mu.Unlock()
-	if s != nil && s.txn != nil {
-		s.txn.abort()
-	}
-}
-
-// takeSpeculated is the speculated write when it is exactly this one —
-// the same tip, message, identities and changed files, byte for byte —
-// once; nil otherwise.
-func (r *Repo) takeSpeculated(tip, parent, msg string, spec *commitSpec, changed []string, next map[string][]byte) *speculated {
-	r.spec.mu.Lock()
-	s := r.spec.last
-	r.spec.last = nil
-	r.spec.mu.Unlock()
-	if s == nil {
-		return nil
-	}
-	same := spec != nil && s.tip == tip && s.parent == parent && s.msg == msg &&
-		s.author == spec.author && s.committer == spec.committer && slices.Equal(s.changed, changed)
-	for _, p := range changed {
-		if !same || !bytes.Equal(s.next[p], next[p]) || (s.next[p] == nil) != (next[p] == nil) {
-			same = false
-			break
-		}
-	}
-	if !same {
-		if s.txn != nil {
-			s.txn.abort() // before this write's own transaction needs the ref
-		}
-		return nil
-	}
-	return s
-}
-
-// publish commits s's prepared transaction when the write holds
-// exactly the locks it verified, elided (ok false: the write publishes
-// as always; the transaction is aborted first).
-func (s *speculated) publish(held []*Lock) (ok bool, err error) {
-	if s.txn == nil {
+	if s == nil || s.txn == nil {
 		return false, nil
 	}
-	names := make([]string, len(held))
-	elided := true
-	for i, l := range held {
-		names[i], elided = l.Name, elided && l.OID == ""
-	}
-	if !elided || !slices.Equal(names, s.locks) {
+	if tx == "" || s.tx != tx {
 		s.txn.abort()
 		return false, nil
 	}

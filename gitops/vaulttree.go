@@ -515,6 +515,9 @@ func (r *Repo) writeVaultTree(ctx context.Context, trees vaultTrees, changed []s
 			commit = put(o).String()
 		}
 	}
+	if r.speculatedObjects(commit) {
+		return root.String(), commit, built, nil // written beside the reads (SpeculateVault)
+	}
 	pack, err := packStored(mem, written)
 	if err != nil {
 		return "", "", nil, err
