@@ -3,6 +3,8 @@ package gitops
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -52,9 +54,10 @@ func (r *Repo) PrepareIdent(ctx context.Context) {
 	go func() {
 		defer close(c.done)
 		from, keepable := r.identSources()
+		zone := zoneOf(c.at)
 		var k identKept
-		if keepable && ReadKept(r.identPath(), &k) && k.From == from && k.Zone == zoneOf(c.at) {
-			stamp := fmt.Sprintf(" %d %s", c.at.Unix(), k.Zone)
+		if keepable && ReadKept(r.identPath(), &k) && k.From == from && k.Zone == zone {
+			stamp := fmt.Sprintf(" %d %s", c.at.Unix(), zone)
 			c.author, c.committer, c.ok = k.Author+stamp, k.Committer+stamp, true
 			return
 		}
@@ -62,12 +65,12 @@ func (r *Repo) PrepareIdent(ctx context.Context) {
 		if err == nil {
 			c.author, c.committer, c.ok = parseVarList(out)
 		}
-		if a, ok := strings.CutSuffix(c.author, zoneOf(c.at)); c.ok && keepable && ok {
-			// The identities are names and addresses, then the time:
-			// kept when git's zone is this process's, with what they
-			// were computed from.
-			cm, _ := strings.CutSuffix(c.committer, zoneOf(c.at))
-			_ = WriteKept(r.identPath(), identKept{From: from, Author: withoutTime(a), Committer: withoutTime(cm), Zone: zoneOf(c.at)})
+		author, az := splitIdent(c.author)
+		committer, cz := splitIdent(c.committer)
+		if c.ok && keepable && az == zone && cz == zone {
+			// Kept when git's zone is this process's, with what the
+			// identities were computed from.
+			_ = WriteKept(r.identPath(), identKept{From: from, Author: author, Committer: committer, Zone: zone})
 		}
 	}()
 }
@@ -82,7 +85,9 @@ func (r *Repo) PrepareIdent(ctx context.Context) {
 // in the environment, or a zone this process does not share with git,
 // and git is asked each time.
 
-// identKept is one `git var -l`'s identities without their time.
+// identKept is one `git var -l`'s identities without their time, and the
+// sha256 of what they came from (identSources: the variables' values may
+// hold what no file should, a token in GIT_CONFIG_PARAMETERS).
 type identKept struct {
 	From              string
 	Author, Committer string // "Name <email>"
@@ -96,8 +101,8 @@ var identEnv = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NA
 	"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 	"HOME", "XDG_CONFIG_HOME", "USER", "LOGNAME", "TZ", "LANG", "LC_ALL"}
 
-// identSources says what the identities are computed from; keepable is
-// false where that cannot be said (above).
+// identSources names, by a sha256, what the identities are computed from;
+// keepable is false where that cannot be said (above).
 func (r *Repo) identSources() (from string, keepable bool) {
 	if len(r.env) > 0 || os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" {
 		return "", false
@@ -136,19 +141,21 @@ func (r *Repo) identSources() (from string, keepable bool) {
 			}
 		}
 	}
-	return b.String(), true
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:]), true
 }
 
 // zoneOf is t's zone offset as git writes it (±hhmm).
 func zoneOf(t time.Time) string { return t.Format("-0700") }
 
-// withoutTime is an identity "Name <email> seconds " without its seconds.
-func withoutTime(id string) string {
-	id = strings.TrimRight(id, " ")
-	if i := strings.LastIndexByte(id, ' '); i > strings.LastIndexByte(id, '>') {
-		return id[:i]
+// splitIdent is a valid "Name <email> seconds ±hhmm" as "Name <email>"
+// and its zone.
+func splitIdent(id string) (who, zone string) {
+	if !validIdent(id) {
+		return "", ""
 	}
-	return id
+	gt := strings.LastIndexByte(id, '>')
+	return id[:gt+1], strings.Fields(id[gt+1:])[1]
 }
 
 // peekIdent is what takeIdent will give, leaving it to be taken: a

@@ -172,3 +172,27 @@ func TestKeptIdentities(t *testing.T) {
 		t.Errorf("an included file changed, author = %q (kept across an include)", a)
 	}
 }
+
+// What the kept identities came from is kept as a hash: a token passed in
+// git's own -c (GIT_CONFIG_PARAMETERS) never reaches the file.
+func TestKeptIdentitiesHoldNoVariable(t *testing.T) {
+	ctx := context.Background()
+	tr := newRepo(t)
+	for _, k := range []string{"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'http.extraheader'='Authorization: Bearer s3cr3t-t0ken'")
+	r := tr.open()
+	r.PrepareIdent(ctx)
+	if _, _, ok := r.takeIdent(); !ok {
+		t.Fatal("no identities")
+	}
+	b, err := os.ReadFile(r.identPath())
+	if err != nil {
+		t.Fatalf("nothing kept: %v", err)
+	}
+	if strings.Contains(string(b), "s3cr3t") || strings.Contains(string(b), "extraheader") {
+		t.Errorf("the kept identities hold a variable's value:\n%q", b)
+	}
+}
