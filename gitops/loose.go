@@ -198,13 +198,8 @@ func (r *Repo) vaultLogLoose(tip string, n int) ([]VaultCommit, bool) {
 	var chain []keptCommit
 	read := false
 	for cur := tip; len(chain) < n && cur != ""; {
-		if i, ok := kept.at[cur]; ok {
-			for j := i; j < len(kept.Commits) && len(chain) < n; j++ {
-				chain = append(chain, kept.Commits[j])
-				if kept.Commits[j].Parent == "" || j+1 == len(kept.Commits) || kept.Commits[j].Parent != kept.Commits[j+1].SHA {
-					break
-				}
-			}
+		if known := kept.from(cur, n-len(chain)); len(known) > 0 {
+			chain = append(chain, known...)
 			cur = chain[len(chain)-1].Parent
 			continue
 		}
@@ -265,6 +260,19 @@ func (r *Repo) keptVaultLog() *keptLog {
 	return r.keptLog
 }
 
+// from is the kept chain from commit sha, up to n commits.
+func (k *keptLog) from(sha string, n int) []keptCommit {
+	i, ok := k.at[sha]
+	if !ok || n <= 0 {
+		return nil
+	}
+	j := i + 1
+	for j < len(k.Commits) && j-i < n && k.Commits[j-1].Parent == k.Commits[j].SHA {
+		j++
+	}
+	return k.Commits[i:j:j]
+}
+
 // indexed is k with its index by id.
 func (k *keptLog) indexed() *keptLog {
 	k.at = make(map[string]int, len(k.Commits))
@@ -282,11 +290,7 @@ const keptLogMax = 64
 // (saveVaultLog), for the next command: a read-only command leaves no file.
 func (r *Repo) keepVaultLog(chain []keptCommit, kept *keptLog) {
 	if last := chain[len(chain)-1]; last.Parent != "" {
-		if i, ok := kept.at[last.Parent]; ok {
-			for j := i; j < len(kept.Commits) && len(chain) < keptLogMax && chain[len(chain)-1].Parent == kept.Commits[j].SHA; j++ {
-				chain = append(chain, kept.Commits[j])
-			}
-		}
+		chain = append(chain, kept.from(last.Parent, keptLogMax-len(chain))...)
 	}
 	k := (&keptLog{Commits: chain}).indexed()
 	r.keptLogMu.Lock()
