@@ -127,9 +127,11 @@ type refTxn struct {
 }
 
 // prepareRefs starts a transaction of the update-ref --stdin lines
-// (update, verify, delete) and prepares it.
+// (update, verify, delete) and prepares it. It never waits for a ref's
+// lock file: a transaction prepared ahead is worth nothing once another
+// writer holds the ref (its old value will have moved).
 func (r *Repo) prepareRefs(ctx context.Context, msg, lines string) (*refTxn, error) {
-	t := &refTxn{args: []string{"update-ref", "-m", msg, "--stdin"}, start: time.Now()}
+	t := &refTxn{args: []string{"-c", "core.filesRefLockTimeout=0", "update-ref", "-m", msg, "--stdin"}, start: time.Now()}
 	t.cmd = gitCmd(ctx, r.WorkTree, runOpts{env: r.env}, t.args)
 	t.cmd.Stderr = &t.errb
 	in, err := t.cmd.StdinPipe()
