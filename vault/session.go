@@ -331,6 +331,7 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		if p, err = v.finalise(ctx, rec, EndSessionEnd, in, head); err != nil {
 			return rep, err
 		}
+		p.Prune = pruneSessions(all, id)
 	} else {
 		// The record is complete: it renders (tens of KB of YAML in a long
 		// session) while the status scan finishes.
@@ -354,7 +355,6 @@ func (v *Vault) SessionStop(ctx context.Context, h notes.Hook, in notes.WrapInpu
 		}
 		p = turn(v.uncommittedLine(ch))
 	}
-	p.Prune = pruneSessions(all, id)
 	plans = append(plans, p)
 	rep.Stops, rep.SkippedLines = rec.Stops, rec.SkippedLines
 	for _, c := range rec.Commits {

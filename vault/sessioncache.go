@@ -70,11 +70,7 @@ func (v *Vault) keepWrittenSession(b []byte, s notes.Session) {
 		return
 	}
 	v.sessionParsesMu.Lock()
-	c := v.loadSessionCache()
-	key := recordKey(b)
-	c.Records[key] = s.Clone()
-	c.seen[key] = true
-	c.dirty = true
+	v.keepParse(recordKey(b), s)
 	v.sessionParsesMu.Unlock()
 	v.saveSessionCache()
 }
@@ -82,9 +78,14 @@ func (v *Vault) keepWrittenSession(b []byte, s notes.Session) {
 // keepSession adds a journaled record's parse; the caller holds
 // sessionParsesMu.
 func (v *Vault) keepSession(key string, s notes.Session) {
-	if s.Open() {
-		return
+	if !s.Open() {
+		v.keepParse(key, s)
 	}
+}
+
+// keepParse adds the parse of the record whose hash is key; the caller
+// holds sessionParsesMu.
+func (v *Vault) keepParse(key string, s notes.Session) {
 	c := v.loadSessionCache()
 	c.Records[key] = s.Clone()
 	c.seen[key] = true

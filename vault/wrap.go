@@ -127,9 +127,7 @@ func (v *Vault) PrefetchWrapReads(ctx context.Context) {
 // PrepareWrite starts, beside a wrap's first reads, what its write will
 // wait for: the view paths' listing in the index, the queued commits'
 // numstat and, when records are queued (they land: the wrap writes), the
-// landing's locks with their holder and the commit's identities. Each is
-// taken by its use, or left unused (unused locks are released as the
-// command ends).
+// commit's identities. Each is taken by its use, or left unused.
 func (v *Vault) PrepareWrite(ctx context.Context) {
 	if v.ReadOnly || v.prepared {
 		return
