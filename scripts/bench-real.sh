@@ -21,22 +21,9 @@ runs=${2:-15}
 . "$(dirname "$0")/bench-env.sh"
 git config --global init.defaultBranch main
 repo="$work/repo"
-git clone -q "$src" "$repo"
-cd "$repo"
+. "$(dirname "$0")/bench-repo.sh"
+bench_repo "$src" "$repo" "$work"
 echo "$(basename "$src"): $(git rev-list --count HEAD) commits, $(git ls-files | wc -l) files, load $(cut -d' ' -f1-3 /proc/loadavg)"
-git scribe hook install >/dev/null
-git status >/dev/null # the index is fresh, as in a working clone
-
-# Three tracked files the change commits touch (the repository's own).
-files=$(git ls-files | grep -v '^\.' | head -n 3 | tr '\n' ' ')
-cat > "$work/change.sh" <<SH
-#!/bin/sh
-for f in $files; do echo \$\$ >> "\$f"; done
-git commit -qam "change \$\$"
-SH
-chmod +x "$work/change.sh"
-# One wrap first, so the runs below are a project's steady state.
-"$work/change.sh" && git scribe wrap --hint "first" >/dev/null
 
 json() { python3 -c 'import json,sys
 r={x["command"]:x["median"]*1000 for x in json.load(open(sys.argv[1]))["results"]}
@@ -58,16 +45,6 @@ hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/status.json" \
 json "$work/status.json" git-status
 
 echo "== Stop hook after a turn that committed (ratio to git status --porcelain)"
-t="$work/t.jsonl"
-cat > "$work/turn.sh" <<SH
-#!/bin/sh
-n=\$(date +%s%N)
-printf '{"type":"user","message":{"role":"user","content":"step %s"},"uuid":"u%s","timestamp":"2026-12-01T10:00:00Z","sessionId":"s1"}\n' \$n \$n >> $t
-printf '{"type":"assistant","message":{"id":"t%s","role":"assistant","content":[{"type":"text","text":"Edited three files and committed; tests pass."}]},"uuid":"t%s","timestamp":"2026-12-01T10:00:02Z","sessionId":"s1"}\n' \$n \$n >> $t
-$work/change.sh
-SH
-chmod +x "$work/turn.sh"
-printf '{"session_id":"s1","transcript_path":"%s","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Edited three files and committed; tests pass."}\n' "$t" "$repo" > "$work/stop.json"
 "$work/turn.sh" && git scribe wrap --hook < "$work/stop.json"
 hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/stop-t.json" \
   --command-name git-status "git status --porcelain" \

@@ -1,0 +1,31 @@
+# Sourced by bench-real.sh and bench-ab-setup.sh: the bench repository
+# they share. bench_repo SOURCE REPO DIR clones SOURCE to REPO (and cds
+# there), installs the post-commit hook, writes into DIR the scripts the
+# runs use — change.sh (a commit of three of the repository's tracked
+# files), turn.sh (a Claude Code transcript turn, then change.sh) and
+# stop.json (the Stop hook's input for that transcript) — and makes one
+# wrap, so that what follows measures a project's steady state.
+bench_repo() {
+	bench_src=$1 bench_clone=$2 bench_dir=$3
+	git clone -q "$bench_src" "$bench_clone"
+	cd "$bench_clone"
+	git scribe hook install >/dev/null
+	git status >/dev/null # the index is fresh, as in a working clone
+	files=$(git ls-files | grep -v '^\.' | head -n 3 | tr '\n' ' ')
+	cat > "$bench_dir/change.sh" <<SH
+#!/bin/sh
+for f in $files; do echo \$\$ >> "\$f"; done
+git commit -qam "change \$\$"
+SH
+	t="$bench_dir/t.jsonl"
+	cat > "$bench_dir/turn.sh" <<SH
+#!/bin/sh
+n=\$(date +%s%N)
+printf '{"type":"user","message":{"role":"user","content":"step %s"},"uuid":"u%s","timestamp":"2026-12-01T10:00:00Z","sessionId":"s1"}\n' \$n \$n >> $t
+printf '{"type":"assistant","message":{"id":"t%s","role":"assistant","content":[{"type":"text","text":"Edited three files and committed; tests pass."}]},"uuid":"t%s","timestamp":"2026-12-01T10:00:02Z","sessionId":"s1"}\n' \$n \$n >> $t
+$bench_dir/change.sh
+SH
+	chmod +x "$bench_dir/change.sh" "$bench_dir/turn.sh"
+	printf '{"session_id":"s1","transcript_path":"%s","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Edited three files and committed; tests pass."}\n' "$t" "$bench_clone" > "$bench_dir/stop.json"
+	"$bench_dir/change.sh" && git scribe wrap --hint "first" >/dev/null
+}
