@@ -5,13 +5,20 @@
 # files), turn.sh (a Claude Code transcript turn, then change.sh) and
 # stop.json (the Stop hook's input for that transcript) — and makes one
 # wrap, so that what follows measures a project's steady state.
+# bench_files names three regular tracked files for a commit to change:
+# symlinks are left out, since changing one changes its target (moby's
+# CLAUDE.md -> AGENTS.md made a 2-file commit, which wrap declines).
+bench_files() {
+	git ls-files -s | grep '^100' | cut -f2 | grep -v '^\.' | head -n 3 | tr '\n' ' '
+}
+
 bench_repo() {
 	bench_src=$1 bench_clone=$2 bench_dir=$3
 	git clone -q "$bench_src" "$bench_clone"
 	cd "$bench_clone"
 	git scribe hook install >/dev/null
 	git status >/dev/null # the index is fresh, as in a working clone
-	files=$(git ls-files | grep -v '^\.' | head -n 3 | tr '\n' ' ')
+	files=$(bench_files)
 	cat > "$bench_dir/change.sh" <<SH
 #!/bin/sh
 for f in $files; do echo \$\$ >> "\$f"; done

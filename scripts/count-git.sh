@@ -10,13 +10,14 @@
 #   SOURCE: a repository to clone (e.g. /work/.mirror/git+git/repo)
 # Needs strace (apt-get install strace).
 set -eu
-bin=$(cd "$1" && pwd); src=$2
+bin=$(cd "$1" && pwd); src=$2; here=$(cd "$(dirname "$0")" && pwd)
 command -v strace >/dev/null || { echo "count-git.sh: needs strace (apt-get install strace)" >&2; exit 2; }
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
 git clone -q "$src" "$d/r"; cd "$d/r"
 export PATH="$bin:$PATH"
 git scribe hook install >/dev/null; git status >/dev/null
-files=$(git ls-files | grep -v '^\.' | head -n 3 | tr '\n' ' ')
+. "$here/bench-repo.sh"
+files=$(bench_files)
 ch() { for f in $files; do echo "$1" >> "$f"; done; git commit -qam "change $1"; }
 count() { strace -f -e trace=execve -o "$d/st" "$@" >/dev/null 2>&1 || true; grep -c 'execve("/usr/lib/git-core/git"' "$d/st"; }
 ch 0; git scribe wrap --hint first >/dev/null
