@@ -86,7 +86,7 @@ func (k Keywords) isReaction(clause string) bool {
 		return false
 	}
 	for _, w := range strings.Fields(normalize(clause)) {
-		if filler[w] {
+		if filler()[w] {
 			continue
 		}
 		if _, isKW := containsFold(w, k.all()); isKW {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,12 +75,16 @@ func koreanEnding(w string) bool {
 	return false
 }
 
-func toSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+// toSet is the set of words, built on first use: no package init pays
+// for a word list (every hook starts the binary).
+func toSet(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	})
 }
 
 func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
@@ -91,23 +96,23 @@ func words(s string) []string {
 	for _, w := range strings.Fields(normalize(s)) {
 		r, _ := utf8.DecodeRuneInString(w)
 		if isHangul(r) {
-			if koreanStopwords[w] || koreanEnding(w) {
+			if koreanStopwords()[w] || koreanEnding(w) {
 				continue
 			}
 			n := utf8.RuneCountInString(w)
 			for _, p := range koreanParticles {
-				if !strings.HasSuffix(w, p) || n-utf8.RuneCountInString(p) < 2 || (ambiguousParticles[p] && n < 4) {
+				if !strings.HasSuffix(w, p) || n-utf8.RuneCountInString(p) < 2 || (ambiguousParticles()[p] && n < 4) {
 					continue
 				}
 				w = strings.TrimSuffix(w, p)
 				break
 			}
-			if utf8.RuneCountInString(w) >= 2 && !koreanStopwords[w] {
+			if utf8.RuneCountInString(w) >= 2 && !koreanStopwords()[w] {
 				out = append(out, w)
 			}
 			continue
 		}
-		if stopwords[w] || utf8.RuneCountInString(w) < 3 {
+		if stopwords()[w] || utf8.RuneCountInString(w) < 3 {
 			continue
 		}
 		if allDigits(w) {
