@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,29 @@ func BenchmarkCompileAllRules(b *testing.B) {
 			d.compiled(i).allows(&d.b.rules[i])
 		}
 		d.globals()
+	}
+}
+
+// journalText is about n bytes of a vault journal: entries naming the files
+// a wrap changed (AUTHORS holds generic-api-key's keyword "auth") and the
+// commits it made.
+func journalText(n int) string {
+	var b strings.Builder
+	b.WriteString("<!-- markdownlint-disable-file MD013 MD024 -->\n# Journal\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "\n## 2026-12-01T20:19:%02d+00:00 — wrap %d\n\n- Scope: AGENTS.md, AUTHORS, CONTRIBUTING.md (3 files)\n- Result: shipped\n- Notable: +3 −0\n- Commits: %012x\n- Mode: bridge+journal\n\n<!-- scribe:entry 20261201T2019%02dZ-%08x -->\n", i%60, i, i*7919, i%60, i*104729)
+	}
+	return b.String()
+}
+
+// BenchmarkRedactJournal is the scan check's SCR008 makes of a vault's
+// journal: 25 entries.
+func BenchmarkRedactJournal(b *testing.B) {
+	r := NewRedactor()
+	in := journalText(6 << 10)
+	r.Redact(in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		r.Redact(in)
 	}
 }

@@ -61,6 +61,17 @@ type fragment struct {
 	raw string
 	nl  []int // offsets of '\n' in raw, found when a match first needs them
 	nls bool  // nl is found
+	// low is lowerASCII(cur), for the rules with a start plan: cur is the
+	// text of the decoding pass that last asked.
+	cur, low string
+	lows     bool
+}
+
+func (s *fragment) lowered(current string) string {
+	if !s.lows || s.cur != current {
+		s.cur, s.low, s.lows = current, lowerASCII(current), true
+	}
+	return s.low
 }
 
 func (s *fragment) newlines() []int {
@@ -134,7 +145,11 @@ func (d *detector) detectRule(s *fragment, current string, i int, segments []*co
 		return nil
 	}
 	var fs []finding
-	for _, m := range c.re.FindAllStringIndex(current, -1) {
+	var low string
+	if c.plan != nil {
+		low = s.lowered(current)
+	}
+	for _, m := range c.plan.findAll(c.re, current, low) {
 		secret := strings.Trim(current[m[0]:m[1]], "\n")
 		tags := r.tags
 		currentLine := ""

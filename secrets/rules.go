@@ -129,6 +129,7 @@ func newBook(rules []rule, allowlists []allowlist) *book {
 type compiledRule struct {
 	once sync.Once
 	re   *regexp.Regexp
+	plan *startPlan // where re's matches can start; nil: anywhere
 	// pathMatches is whether the rule's path expression matches the empty
 	// path of a text (gitleaks matches it against the fragment's path).
 	pathMatches bool
@@ -141,6 +142,7 @@ func (c *compiledRule) compile(r *rule) *compiledRule {
 	c.once.Do(func() {
 		if r.regex != "" {
 			c.re = regexp.MustCompile(r.regex)
+			c.plan = planStarts(r.regex)
 		}
 		if r.path != "" {
 			c.pathMatches = regexp.MustCompile(r.path).MatchString("")

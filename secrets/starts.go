@@ -1,0 +1,346 @@
+package secrets
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Many of gitleaks' rules open with a short run of almost anything before a
+// keyword they cannot match without: generic-api-key is
+// `(?i)[\w.-]{0,50}?(?:access|auth|…|token)…`, and a hundred rules share
+// its shape with their own keyword. Go's regexp has no literal prefix to
+// skip to in such an expression and steps its automaton over every byte of
+// the text, ~0.4 µs a byte for generic-api-key: most of a check's scan of a
+// vault. A start plan says where the matches can start instead — no more
+// than a bounded number of bytes before an occurrence of the keyword — so
+// the search jumps from keyword to keyword. The matches are the same
+// (TestStartsMatchRegexp, FuzzStarts): a match begins at most before bytes
+// ahead of a keyword occurrence, so none begins in a stretch the plan skips,
+// and the opening run holds no assertion that could see the skip.
+
+// startPlan is where a rule's matches can start: at most before bytes ahead
+// of an occurrence of one of lits.
+type startPlan struct {
+	lits   []keyword
+	before int
+	// run, when the opening is one repeated class (generic-api-key's
+	// [\w.-]{0,50}?), is that class: a match starts within the run of at
+	// most runes of its characters that ends at a keyword, a tighter
+	// bound than before bytes.
+	run   []rune // the class's ranges, as syntax.Regexp.Rune holds them
+	runes int
+	// unsafe are the non-ASCII runes that case folding maps to a letter of
+	// a case-insensitive keyword (K, U+212A, for k): a text holding one is
+	// searched whole, since the plan looks for keywords byte by byte.
+	unsafe string
+}
+
+// keyword is one literal form of a rule's keyword: s in lower case, as
+// written in orig; fold[i] says byte i matches either ASCII case.
+type keyword struct {
+	s, orig string
+	fold    []bool
+}
+
+// maxKeywords bounds the literal forms a plan expands a keyword into.
+const maxKeywords = 64
+
+// planStarts returns the start plan of expr, or nil when it has no bounded
+// opening before a keyword: its matches may start anywhere.
+func planStarts(expr string) *startPlan {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	items := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		items = re.Sub
+	}
+	before := 0
+	for _, it := range items {
+		if lits, ok := literals(it); ok && !slices0(lits) {
+			p := &startPlan{lits: lits, before: before}
+			p.unsafe = unsafeFolds(lits)
+			if o := items[0]; len(items) > 1 && it == items[1] && o.Op == syntax.OpRepeat && o.Sub[0].Op == syntax.OpCharClass {
+				p.run, p.runes = o.Sub[0].Rune, o.Max
+			}
+			return p
+		}
+		w, ok := maxBytes(it)
+		if !ok {
+			return nil
+		}
+		before += w
+	}
+	return nil
+}
+
+// slices0 reports whether some form is empty (the item can match nothing,
+// so it anchors nothing).
+func slices0(lits []keyword) bool {
+	for _, l := range lits {
+		if l.s == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// literals expands re into the finite set of ASCII strings it matches, or
+// reports false when that set is not small and finite.
+func literals(re *syntax.Regexp) ([]keyword, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return []keyword{{}}, true
+	case syntax.OpLiteral:
+		fold := re.Flags&syntax.FoldCase != 0
+		k := keyword{}
+		for _, r := range re.Rune {
+			if r >= utf8.RuneSelf {
+				return nil, false
+			}
+			b := byte(r)
+			k.s += string(lower(b))
+			k.orig += string(b)
+			k.fold = append(k.fold, fold && isLetter(b))
+		}
+		return []keyword{k}, true
+	case syntax.OpCharClass:
+		var out []keyword
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if r >= utf8.RuneSelf || len(out) == maxKeywords {
+					return nil, false
+				}
+				b := byte(r)
+				out = append(out, keyword{s: string(lower(b)), orig: string(b), fold: []bool{false}})
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return literals(re.Sub[0])
+	case syntax.OpQuest:
+		sub, ok := literals(re.Sub[0])
+		return append(sub, keyword{}), ok && len(sub) < maxKeywords
+	case syntax.OpAlternate:
+		var out []keyword
+		for _, s := range re.Sub {
+			sub, ok := literals(s)
+			if !ok || len(out)+len(sub) > maxKeywords {
+				return nil, false
+			}
+			out = append(out, sub...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []keyword{{}}
+		for _, s := range re.Sub {
+			sub, ok := literals(s)
+			if !ok || len(out)*len(sub) > maxKeywords {
+				return nil, false
+			}
+			next := make([]keyword, 0, len(out)*len(sub))
+			for _, a := range out {
+				for _, b := range sub {
+					next = append(next, keyword{s: a.s + b.s, orig: a.orig + b.orig, fold: append(append([]bool{}, a.fold...), b.fold...)})
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// maxBytes is the most bytes re can match, or false when that is unbounded
+// or re asserts something of the text around it (a word boundary, a line
+// start): an opening with an assertion cannot be skipped.
+func maxBytes(re *syntax.Regexp) (int, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return 0, true
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			w := utf8.RuneLen(r)
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					w = max(w, utf8.RuneLen(f))
+				}
+			}
+			n += w
+		}
+		return n, true
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return 0, true
+		}
+		return utf8.RuneLen(min(re.Rune[len(re.Rune)-1], unicode.MaxRune)), true
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax, true
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxBytes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return 0, false
+		}
+		w, ok := maxBytes(re.Sub[0])
+		return w * re.Max, ok
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			w, ok := maxBytes(s)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				n += w
+			} else {
+				n = max(n, w)
+			}
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// unsafeFolds is the non-ASCII runes that fold to a letter of a
+// case-insensitive keyword.
+func unsafeFolds(lits []keyword) string {
+	var b strings.Builder
+	seen := map[rune]bool{}
+	for _, l := range lits {
+		for i := 0; i < len(l.s); i++ {
+			if !l.fold[i] {
+				continue
+			}
+			r := rune(l.s[i])
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f >= utf8.RuneSelf && !seen[f] {
+					seen[f] = true
+					b.WriteRune(f)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// inClass reports whether r is in the class whose sorted ranges are rs.
+func inClass(rs []rune, r rune) bool {
+	for i := 0; i+1 < len(rs); i += 2 {
+		if r < rs[i] {
+			return false
+		}
+		if r <= rs[i+1] {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
+}
+
+// lowerASCII is s with its ASCII letters in lower case, byte for byte.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				b[j] = lower(b[j])
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// findAll is re.FindAllStringIndex(text, -1) for an expression whose start
+// plan is p; low is lowerASCII(text).
+func (p *startPlan) findAll(re *regexp.Regexp, text, low string) [][]int {
+	if p == nil || (p.unsafe != "" && strings.ContainsAny(text, p.unsafe)) {
+		return re.FindAllStringIndex(text, -1)
+	}
+	next := make([]int, len(p.lits)) // each form's next occurrence at or after pos (-1: none left)
+	for i := range p.lits {
+		next[i] = p.lits[i].index(text, low, 0)
+	}
+	var out [][]int
+	for pos := 0; pos < len(text); {
+		k := -1
+		for i := range p.lits {
+			if next[i] >= 0 && next[i] < pos {
+				next[i] = p.lits[i].index(text, low, pos)
+			}
+			if next[i] >= 0 && (k < 0 || next[i] < k) {
+				k = next[i]
+			}
+		}
+		if k < 0 {
+			break
+		}
+		lo := max(pos, k-p.before)
+		if p.run != nil {
+			lo = k
+			for n := 0; n < p.runes && lo > pos; n++ {
+				r, w := utf8.DecodeLastRuneInString(text[:lo])
+				if !inClass(p.run, r) {
+					break
+				}
+				lo -= w
+			}
+			lo = max(lo, pos)
+		}
+		m := re.FindStringIndex(text[lo:])
+		if m == nil {
+			break
+		}
+		out = append(out, []int{lo + m[0], lo + m[1]})
+		if m[1] == m[0] {
+			pos = lo + m[1] + 1 // a plan's matches hold a keyword: never empty
+		} else {
+			pos = lo + m[1]
+		}
+	}
+	return out
+}
+
+// index is the first occurrence of k in text at or after from, or -1.
+func (k *keyword) index(text, low string, from int) int {
+	for from <= len(text)-len(k.s) {
+		i := strings.Index(low[from:], k.s)
+		if i < 0 {
+			return -1
+		}
+		at := from + i
+		if k.exact(text[at : at+len(k.s)]) {
+			return at
+		}
+		from = at + 1
+	}
+	return -1
+}
+
+// exact reports whether s, which is k.s in lower case, has k's case
+// where k is case-sensitive.
+func (k *keyword) exact(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !k.fold[i] && s[i] != k.orig[i] {
+			return false
+		}
+	}
+	return true
+}
