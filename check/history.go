@@ -18,15 +18,11 @@ func logSafety() []string {
 
 // change is one path's change in one commit against one of its parents:
 // the blob ids before and after (an all-zero id when the path is absent).
-type change struct{ Old, New string }
+type change = gitops.PathChange
 
 // rawCommit is one commit's changes to the watched paths against one
 // parent. A merge appears once per parent it differs from.
-type rawCommit struct {
-	SHA     string
-	Parents []string
-	Changes map[string]change
-}
+type rawCommit = gitops.PathCommit
 
 // isZeroID reports whether id is git's null object id.
 func isZeroID(id string) bool { return strings.Trim(id, "0") == "" }
@@ -45,38 +41,7 @@ func logRaw(ctx context.Context, in *Input, revRange string, paths []string) ([]
 	if err != nil {
 		return nil, fmt.Errorf("read the history of %s: %w", strings.Join(paths, ", "), err)
 	}
-	return parseRawLog(string(out))
-}
-
-// parseRawLog parses `git log -z -m --raw --format=%x1e%H %P` output.
-func parseRawLog(out string) ([]rawCommit, error) {
-	var commits []rawCommit
-	for _, rec := range strings.Split(out, "\x1e") {
-		if rec == "" {
-			continue
-		}
-		header, rest, _ := strings.Cut(rec, "\x00")
-		ids := strings.Fields(header)
-		if len(ids) == 0 {
-			return nil, fmt.Errorf("parse git log output: record without a commit id: %q", shorten(rec, 80))
-		}
-		c := rawCommit{SHA: ids[0], Parents: ids[1:], Changes: map[string]change{}}
-		tok := strings.Split(strings.TrimLeft(rest, "\n"), "\x00")
-		for i := 0; i+1 < len(tok); i += 2 {
-			meta := tok[i]
-			if !strings.HasPrefix(meta, ":") {
-				break
-			}
-			// :oldmode newmode oldid newid status
-			f := strings.Fields(meta[1:])
-			if len(f) != 5 {
-				return nil, fmt.Errorf("parse git log output: bad raw record %q", meta)
-			}
-			c.Changes[tok[i+1]] = change{Old: f[2], New: f[3]}
-		}
-		commits = append(commits, c)
-	}
-	return commits, nil
+	return gitops.ParseRawLog(string(out))
 }
 
 // patchCommit is one commit of `git log -p`: its message and the diff of

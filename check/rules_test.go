@@ -491,11 +491,11 @@ func TestParseRawLog(t *testing.T) {
 	z := "0000000000000000000000000000000000000000"
 	out := "\x1ec1 p1 p2\x00\n:100644 100644 aaa bbb M\x00j.md\x00:000000 100644 " + z + " ccc A\x00a.md\x00" +
 		"\x1ec0 \x00\n:000000 100644 " + z + " aaa A\x00j.md\x00"
-	cs, err := parseRawLog(out)
+	cs, err := gitops.ParseRawLog(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cs) != 2 || cs[0].SHA != "c1" || len(cs[0].Parents) != 2 || cs[0].Changes["j.md"] != (change{"aaa", "bbb"}) ||
+	if len(cs) != 2 || cs[0].SHA != "c1" || len(cs[0].Parents) != 2 || cs[0].Changes["j.md"] != (change{Old: "aaa", New: "bbb"}) ||
 		!isZeroID(cs[0].Changes["a.md"].Old) || len(cs[1].Parents) != 0 {
 		t.Fatalf("parsed %+v", cs)
 	}

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -322,4 +323,155 @@ func plainSubject(msg string) (string, bool) {
 		return "", false // a second line of the first paragraph: git joins them
 	}
 	return line, true
+}
+
+// PathChange is one path's blob before and after a commit: an all-zero id
+// where the path is absent.
+type PathChange struct{ Old, New string }
+
+// PathCommit is a commit that changed one of the paths a history asked
+// for, and how.
+type PathCommit struct {
+	SHA     string
+	Parents []string
+	Changes map[string]PathChange
+}
+
+// ParseRawLog parses `git log -z -m --raw --no-abbrev --format=%x1e%H %P`
+// output: the commits it lists, newest first, each with the changes of the
+// paths it names.
+func ParseRawLog(out string) ([]PathCommit, error) {
+	var commits []PathCommit
+	for _, rec := range strings.Split(out, "\x1e") {
+		if rec == "" {
+			continue
+		}
+		header, rest, _ := strings.Cut(rec, "\x00")
+		ids := strings.Fields(header)
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("parse git log output: record without a commit id: %q", rec[:min(len(rec), 80)])
+		}
+		c := PathCommit{SHA: ids[0], Changes: map[string]PathChange{}}
+		if len(ids) > 1 {
+			c.Parents = ids[1:]
+		}
+		tok := strings.Split(strings.TrimLeft(rest, "\n"), "\x00")
+		for i := 0; i+1 < len(tok); i += 2 {
+			meta := tok[i]
+			if !strings.HasPrefix(meta, ":") {
+				break
+			}
+			// :oldmode newmode oldid newid status
+			f := strings.Fields(meta[1:])
+			if len(f) != 5 {
+				return nil, fmt.Errorf("parse git log output: bad raw record %q", meta)
+			}
+			c.Changes[tok[i+1]] = PathChange{Old: f[2], New: f[3]}
+		}
+		commits = append(commits, c)
+	}
+	return commits, nil
+}
+
+// maxPathHistory bounds the commits VaultPathHistory reads itself; a
+// longer history is git's to walk.
+const maxPathHistory = 1000
+
+// VaultPathHistory is what `git log -m --raw --full-history
+// [--since=since] tip -- paths` lists, read from loose objects alone: the
+// commits from tip, newest first, that changed one of paths (regular files
+// at the vault's top level or below), with their blob ids before and after.
+// since is an RFC 3339 date ("" for the whole history): the walk stops at
+// the first commit older, as git's does. ok is false — ask git — for a
+// history that is not a chain of at most maxPathHistory loose commits, or
+// where a path is not a plain file.
+func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCommit, ok bool) {
+	l := r.loose()
+	if l == nil || !plumbing.IsHash(tip) {
+		return nil, false
+	}
+	var after int64 = -1 << 62
+	if since != "" {
+		t, err := time.Parse(time.RFC3339, since)
+		if err != nil {
+			return nil, false
+		}
+		after = t.Unix()
+	}
+	dirs := treeDirs(paths)
+	type state struct {
+		ids   map[string]string
+		modes map[string]filemode.FileMode
+	}
+	read := func(c *object.Commit) (state, bool) {
+		trees, ok := readTreesAt(l, c.TreeHash, dirs)
+		if !ok {
+			return state{}, false
+		}
+		s := state{ids: map[string]string{}, modes: map[string]filemode.FileMode{}}
+		for _, p := range paths {
+			d, name := path.Split(p)
+			for _, e := range trees[path.Clean("/" + d)[1:]] {
+				if e.Name != name {
+					continue
+				}
+				if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+					return state{}, false // a directory, link or submodule: git's to show
+				}
+				s.ids[p], s.modes[p] = e.Hash.String(), e.Mode
+			}
+		}
+		return s, true
+	}
+	zero := plumbing.ZeroHash.String()
+	id := tip
+	c, found := decodeCommit(l, id)
+	cur, ok := state{}, found
+	if found {
+		cur, ok = read(c)
+	}
+	for n := 0; ; n++ {
+		if !found || !ok || n == maxPathHistory || len(c.ParentHashes) > 1 {
+			return nil, false
+		}
+		if c.Committer.When.Unix() < after {
+			return out, true
+		}
+		var parent *object.Commit
+		prev, pid := state{}, ""
+		if len(c.ParentHashes) == 1 {
+			pid = c.ParentHashes[0].String()
+			if parent, found = decodeCommit(l, pid); !found {
+				return nil, false
+			}
+			if prev, ok = read(parent); !ok {
+				return nil, false
+			}
+		}
+		changes := map[string]PathChange{}
+		for _, p := range paths {
+			old, now := prev.ids[p], cur.ids[p]
+			if old == now && prev.modes[p] == cur.modes[p] {
+				continue
+			}
+			if old == "" {
+				old = zero
+			}
+			if now == "" {
+				now = zero
+			}
+			changes[p] = PathChange{Old: old, New: now}
+		}
+		if len(changes) > 0 {
+			pc := PathCommit{SHA: id, Changes: changes}
+			if pid != "" {
+				pc.Parents = []string{pid}
+			}
+			out = append(out, pc)
+		}
+		if parent == nil {
+			return out, true
+		}
+		id, c, cur = pid, parent, prev
+	}
 }

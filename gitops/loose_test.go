@@ -2,12 +2,16 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -285,5 +289,94 @@ func TestImmutableReadsAreReadOnce(t *testing.T) {
 	}
 	if l, err := r.VaultLog(ctx, tip, 50); err != nil || len(l) != 1 || l[0].SHA != log[0].SHA {
 		t.Errorf("second VaultLog = %+v, %v: read again", l, err)
+	}
+}
+
+// TestVaultPathHistoryMatchesGit pins VaultPathHistory to what it stands in
+// for, `git log -z -m --raw --full-history [--since] tip -- paths`: commits
+// that add, edit, chmod, delete and re-add the journal and its archive, and
+// commits that touch neither, each a second apart, cut at every date.
+func TestVaultPathHistoryMatchesGit(t *testing.T) {
+	t.Parallel()
+	tr := newRepo(t)
+	blob := func(s string) string {
+		return strings.TrimSpace(tr.GitStdin([]byte(s), "hash-object", "-w", "--stdin"))
+	}
+	mktree := func(lines ...string) string {
+		return strings.TrimSpace(tr.GitStdin([]byte(strings.Join(lines, "\n")+"\n"), "mktree"))
+	}
+	j := func(s string) string { return "100644 blob " + blob(s) + "\tjournal.md" }
+	a := func(mode, s string) string { return mode + " blob " + blob(s) + "\tjournal-archive.md" }
+	other := func(s string) string {
+		return "040000 tree " + mktree("100644 blob "+blob(s)+"\ts1.yaml") + "\tsessions"
+	}
+	trees := [][]string{
+		{other("0")},                                   // root without either path
+		{j("- a\n"), other("0")},                       // journal added
+		{j("- a\n"), other("1")},                       // neither changed
+		{j("- a\n- b\n"), other("1")},                  // journal edited
+		{j("- b\n"), a("100644", "- a\n"), other("1")}, // archived
+		{j("- b\n"), a("100755", "- a\n"), other("1")}, // archive's mode only
+		{a("100755", "- a\n"), other("2")},             // journal deleted
+		{j("- c\n"), a("100755", "- a\n"), other("2")}, // journal back
+	}
+	env := func(i int) []string {
+		d := fmt.Sprintf("%d +0200", 1700000000+i)
+		return []string{"GIT_COMMITTER_DATE=" + d, "GIT_AUTHOR_DATE=" + d}
+	}
+	tip := ""
+	var dates []string
+	for i, lines := range trees {
+		args := []string{"commit-tree", mktree(lines...)}
+		if tip != "" {
+			args = append(args, "-p", tip)
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = tr.Dir, append(os.Environ(), env(i)...), strings.NewReader(fmt.Sprintf("v%d\n", i))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tip = strings.TrimSpace(string(out))
+		dates = append(dates, time.Unix(int64(1700000000+i), 0).In(time.FixedZone("", 2*3600)).Format(time.RFC3339))
+	}
+	paths := []string{"journal.md", "journal-archive.md"}
+	r := tr.open()
+	// Six commits change a path; the cut at commit i's date keeps those
+	// from i on.
+	changed := []int{6, 6, 5, 5, 4, 3, 2, 1}
+	for i, since := range append([]string{""}, dates...) {
+		got, ok := r.VaultPathHistory(tip, since, paths)
+		if !ok {
+			t.Fatalf("since %q: not read from loose objects", since)
+		}
+		if len(got) != changed[max(i-1, 0)] {
+			t.Errorf("since %q: %d commits, want %d", since, len(got), changed[max(i-1, 0)])
+		}
+		args := []string{"log", "-z", "-m", "--raw", "--no-abbrev", "--full-history", "--format=%x1e%H %P"}
+		if since != "" {
+			args = append(args, "--since="+since)
+		}
+		want, err := ParseRawLog(tr.Git(append(args, tip, "--", paths[0], paths[1])...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("since %q:\n loose %+v\n git   %+v", since, got, want)
+		}
+	}
+	// What is not a chain of loose plain files is git's.
+	merge := strings.TrimSpace(tr.GitStdin([]byte("m\n"), "commit-tree", mktree(j("- m\n")), "-p", tip, "-p", tip+"~1"))
+	if _, ok := r.VaultPathHistory(merge, "", paths); ok {
+		t.Error("a merge was read, not left to git")
+	}
+	dir := strings.TrimSpace(tr.GitStdin([]byte("d\n"), "commit-tree", mktree("040000 tree "+mktree(j("- x\n"))+"\tjournal.md"), "-p", tip))
+	if _, ok := r.VaultPathHistory(dir, "", paths); ok {
+		t.Error("a directory at journal.md was read, not left to git")
+	}
+	tr.Git("update-ref", "refs/scribe/test", tip)
+	tr.Git("gc", "-q")
+	if _, ok := r.VaultPathHistory(tip, "", paths); ok {
+		t.Error("packed commits were read, not left to git")
 	}
 }

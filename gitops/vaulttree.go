@@ -270,8 +270,13 @@ func readTreesGoGit(st objectReader, commit string, dirs []string) (vaultTrees, 
 	if !ok {
 		return nil, false
 	}
+	return readTreesAt(st, c.TreeHash, dirs)
+}
+
+// readTreesAt is readTreesGoGit from the commit's root tree, root.
+func readTreesAt(st objectReader, root plumbing.Hash, dirs []string) (vaultTrees, bool) {
 	trees := vaultTrees{}
-	hashes := map[string]plumbing.Hash{"": c.TreeHash}
+	hashes := map[string]plumbing.Hash{"": root}
 	for _, d := range dirs {
 		h, ok := hashes[d]
 		if !ok {
