@@ -3,6 +3,7 @@ package secrets
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -32,6 +33,11 @@ type startPlan struct {
 	// bound than before bytes.
 	run   []rune // the class's ranges, as syntax.Regexp.Rune holds them
 	runes int
+	// then, when what follows the keyword is bounded runs of classes and
+	// then an item that cannot match nothing, is that: an occurrence no
+	// match could go on from is not searched from (a keyword in prose,
+	// with no assignment after it, costs no scan of the text beyond).
+	then *approach
 	// unsafe are the non-ASCII runes that case folding maps to a letter of
 	// a case-insensitive keyword (K, U+212A, for k): a text holding one is
 	// searched whole, since the plan looks for keywords byte by byte.
@@ -70,6 +76,7 @@ func planStarts(expr string) *startPlan {
 			if o := items[0]; len(items) > 1 && it == items[1] && o.Op == syntax.OpRepeat && o.Sub[0].Op == syntax.OpCharClass {
 				p.run, p.runes = o.Sub[0].Rune, o.Max
 			}
+			p.then = planApproach(items[slices.Index(items, it)+1:])
 			return p
 		}
 		w, ok := maxBytes(it)
@@ -276,14 +283,14 @@ func (p *startPlan) findAll(re *regexp.Regexp, text, low string) [][]int {
 	}
 	next := make([]int, len(p.lits)) // each form's next occurrence at or after pos (-1: none left)
 	for i := range p.lits {
-		next[i] = p.lits[i].index(text, low, 0)
+		next[i] = p.occurrence(i, text, low, 0)
 	}
 	var out [][]int
 	for pos := 0; pos < len(text); {
 		k := -1
 		for i := range p.lits {
 			if next[i] >= 0 && next[i] < pos {
-				next[i] = p.lits[i].index(text, low, pos)
+				next[i] = p.occurrence(i, text, low, pos)
 			}
 			if next[i] >= 0 && (k < 0 || next[i] < k) {
 				k = next[i]
@@ -316,6 +323,180 @@ func (p *startPlan) findAll(re *regexp.Regexp, text, low string) [][]int {
 		}
 	}
 	return out
+}
+
+// occurrence is the first occurrence of keyword form i in text at or after
+// from that a match could go on from, or -1.
+func (p *startPlan) occurrence(i int, text, low string, from int) int {
+	k := &p.lits[i]
+	for {
+		at := k.index(text, low, from)
+		if at < 0 || p.then == nil || p.then.viable(text, at+len(k.s)) {
+			return at
+		}
+		from = at + 1
+	}
+}
+
+// approach is what a match holds right after its keyword: runs of
+// characters (each of a class, between min and max of them), then an item
+// that begins with a character of first.
+type approach struct {
+	runs  []classRun
+	first [][]rune // the item's possible first characters: range lists, any of them
+}
+
+type classRun struct {
+	class    []rune
+	min, max int
+}
+
+// maxApproach bounds the characters an approach's runs may take.
+const maxApproach = 256
+
+// planApproach is the approach of the items after a keyword, or nil when
+// they do not have that shape.
+func planApproach(items []*syntax.Regexp) *approach {
+	a := &approach{}
+	total := 0
+	for _, it := range items {
+		if class, lo, hi, ok := classRepeat(it); ok && lo == 0 {
+			if total += hi; total > maxApproach {
+				return nil
+			}
+			a.runs = append(a.runs, classRun{class, lo, hi})
+			continue
+		}
+		if first, ok := firstRunes(it); ok {
+			a.first = first
+			return a
+		}
+		return nil
+	}
+	return nil
+}
+
+// classRepeat reports re as a run of one class: a class or a one-rune
+// literal, repeated between lo and hi times.
+func classRepeat(re *syntax.Regexp) (class []rune, lo, hi int, ok bool) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return classRepeat(re.Sub[0])
+	case syntax.OpCharClass:
+		return re.Rune, 1, 1, true
+	case syntax.OpLiteral:
+		if len(re.Rune) == 1 {
+			return runeClass(re.Rune[0], re.Flags&syntax.FoldCase != 0), 1, 1, true
+		}
+	case syntax.OpQuest, syntax.OpRepeat:
+		class, l, h, ok := classRepeat(re.Sub[0])
+		if !ok || l != 1 || h != 1 {
+			return nil, 0, 0, false
+		}
+		if re.Op == syntax.OpQuest {
+			return class, 0, 1, true
+		}
+		if re.Max >= 0 {
+			return class, re.Min, re.Max, true
+		}
+	}
+	return nil, 0, 0, false
+}
+
+// firstRunes is the characters a match of re can begin with, for an re
+// that cannot match nothing; ok is false otherwise.
+func firstRunes(re *syntax.Regexp) ([][]rune, bool) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return firstRunes(re.Sub[0])
+	case syntax.OpCharClass:
+		return [][]rune{re.Rune}, len(re.Rune) > 0
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return nil, false
+		}
+		return [][]rune{runeClass(re.Rune[0], re.Flags&syntax.FoldCase != 0)}, true
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return nil, false
+		}
+		return firstRunes(re.Sub[0])
+	case syntax.OpPlus:
+		return firstRunes(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min < 1 {
+			return nil, false
+		}
+		return firstRunes(re.Sub[0])
+	case syntax.OpAlternate:
+		var all [][]rune
+		for _, sub := range re.Sub {
+			f, ok := firstRunes(sub)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, f...)
+		}
+		return all, true
+	}
+	return nil, false
+}
+
+// runeClass is the class of r alone, or of r and its case-folded forms.
+func runeClass(r rune, fold bool) []rune {
+	rs := []rune{r, r}
+	if fold {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			rs = append(rs, f, f)
+		}
+	}
+	return rs
+}
+
+// inAny reports whether r is in one of the range lists (unsorted pairs).
+func inAny(lists [][]rune, r rune) bool {
+	for _, rs := range lists {
+		for i := 0; i+1 < len(rs); i += 2 {
+			if rs[i] <= r && r <= rs[i+1] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// viable reports whether a match could go on from a keyword that ends at
+// end: some way through the runs leaves a first character of the item
+// after them.
+func (a *approach) viable(text string, end int) bool {
+	at := []int{end}
+	for _, run := range a.runs {
+		var next []int
+		for _, p := range at {
+			for n := 0; ; n++ {
+				if n >= run.min && !slices.Contains(next, p) {
+					next = append(next, p)
+				}
+				if n == run.max || p >= len(text) {
+					break
+				}
+				r, w := utf8.DecodeRuneInString(text[p:])
+				if !inAny([][]rune{run.class}, r) {
+					break
+				}
+				p += w
+			}
+		}
+		at = next
+	}
+	for _, p := range at {
+		if p < len(text) {
+			if r, _ := utf8.DecodeRuneInString(text[p:]); inAny(a.first, r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // index is the first occurrence of k in text at or after from, or -1.

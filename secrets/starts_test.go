@@ -28,10 +28,16 @@ func TestStartPlans(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("generic-api-key has no start plan; planned: %v", ids)
 	}
-	if p := plans[i]; p.before < 50 || len(p.lits) < 9 {
-		t.Errorf("generic-api-key's plan: %d bytes before %d keywords, want ≥ 50 before ≥ 9", p.before, len(p.lits))
+	if p := plans[i]; p.before < 50 || len(p.lits) < 9 || p.run == nil || p.then == nil {
+		t.Errorf("generic-api-key's plan: %d bytes before %d keywords, run %v, approach %v; want ≥ 50 before ≥ 9, a run and an approach", p.before, len(p.lits), p.run != nil, p.then != nil)
 	}
-	t.Logf("%d rules planned", len(ids))
+	approached := 0
+	for _, p := range plans {
+		if p.then != nil {
+			approached++
+		}
+	}
+	t.Logf("%d rules planned, %d with an approach", len(ids), approached)
 	if len(ids) < 50 {
 		t.Errorf("only %d rules have a start plan; gitleaks' keyword-led rules number over a hundred", len(ids))
 	}
@@ -54,6 +60,8 @@ func startsTexts() []string {
 		"aPI_key = \"abcdefghij0123456789\"\nAPI_KEY=\"abcdefghij0123456789\"\napi-key: abcdefghij0123456789\n",
 		strings.Repeat("x", 60)+"token = \"abcdefghijklmnop0123\"\n"+strings.Repeat("-", 70)+"secret: "+strings.Repeat("a1", 80)+"\n",
 		"credentialscredscredential=abcdefghijklmnopqr\npasswd:abcdefghijklmnop passsword=abcdefghijklmnop\n",
+		"        - AUTHORS\n        - CONTRIBUTING.md\n      added: 3\ntoken \t  \"\n= abcdefghijklmnop0123\nkey\u00a0= x\xffkey=\xff\xfeabcdefghijklmnop;\n",
+		strings.Repeat("the token is in the vault; ask for the key, ", 30)+"api_key: 0123456789abcdef0123\n",
 	)
 	return texts
 }
