@@ -401,11 +401,7 @@ func (v *Vault) land(ctx context.Context, plans []Plan, queued []gitops.QueueIte
 						continue
 					}
 					sp := notes.SessionVaultPath(p.Session.ID)
-					if have, err := v.parseSession(cur[sp]); err == nil &&
-						(have.Stops > p.Session.Stops || (!have.Open() && p.Session.Open())) {
-						// A newer turn of the session landed first, or the
-						// session was journaled since this turn was queued:
-						// keep it (reopened, it would be journaled twice).
+					if have, err := v.parseSession(cur[sp]); err == nil && staleTurn(*p.Session, have) {
 						continue
 					}
 					res[sp] = p.renderSession()
@@ -687,6 +683,22 @@ func (v *Vault) Drain(ctx context.Context) (landed int, waiting string, err erro
 	}
 	routed, _ := v.LandQueuedRoutes(ctx)
 	return n + routed + others, owaiting, nil
+}
+
+// staleTurn reports whether a turn's record must not replace the one the
+// vault has: a newer turn of the session landed first, or the session was
+// journaled since this turn was queued (reopened, it would be journaled
+// twice), or the vault's is a later record of the session (one that went
+// on after its journaled record, continuedSession). A record started after
+// the vault's is that later record, and replaces it.
+func staleTurn(turn, have notes.Session) bool {
+	switch {
+	case turn.Started.After(have.Started):
+		return false
+	case turn.Started.Before(have.Started):
+		return true
+	}
+	return have.Stops > turn.Stops || (!have.Open() && turn.Open())
 }
 
 // allSessionTurns reports whether every plan is a session's turn (a record
