@@ -161,11 +161,3 @@ func printJSON(ios *IOStreams, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-
-// relTo makes p relative to the work tree for display.
-func relTo(root, p string) string {
-	if r, err := filepath.Rel(root, p); err == nil {
-		return r
-	}
-	return p
-}

@@ -149,9 +149,6 @@ func (v *Vault) lockOptions(purpose string) gitops.LockOptions {
 	return gitops.LockOptions{Timeout: v.Config.LockTimeout, Purpose: purpose}
 }
 
-// head is a small helper for commands that only need HEAD.
-func (v *Vault) head(ctx context.Context) (gitops.Head, error) { return v.Repo.Head(ctx) }
-
 // remoteLockFor is the remote whose locks a landing takes: the repository's
 // (--remote-lock, sync.remote_lock), else the one a queued plan asked for —
 // a write queued because the remote was unreachable is never landed

@@ -20,15 +20,6 @@ import (
 	"github.com/git-scribe/git-scribe/notes"
 )
 
-// bridgePath is the checked-out branch's bridge note in the vault.
-func (v *Vault) bridgePath(ctx context.Context) (string, error) {
-	head, err := v.Repo.Head(ctx)
-	if err != nil {
-		return "", err
-	}
-	return notes.BridgeVaultPath(head.Ref), nil
-}
-
 // ReadVault returns the vault files at the vault's tip (absent ones are
 // missing from the map) and the tip itself ("" before the first write).
 func (v *Vault) ReadVault(ctx context.Context, paths ...string) (string, map[string][]byte, error) {
