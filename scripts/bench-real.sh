@@ -9,7 +9,8 @@
 #   status  `git scribe status` and `git scribe bridge` vs `git status`
 #   stop    a Stop hook after a turn that committed, vs `git status`
 #   check   `git scribe check` vs `git log -p` over the paths it reads,
-#           whole history and --since HEAD~500
+#           whole history and --since HEAD~500, in paired rounds
+#           (scripts/bench-pair.py)
 #
 # Usage: scripts/bench-real.sh SOURCE [RUNS]
 #   SOURCE: a repository to clone (a path or URL; e.g. a `fetch` mirror such
@@ -51,15 +52,11 @@ hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/stop-t.json" \
   --prepare "$work/turn.sh" --command-name stop-after-commit "sh -c 'git scribe wrap --hook < $work/stop.json'" >/dev/null
 json "$work/stop-t.json" git-status
 
-echo "== check (ratio to git log -p over the same paths)"
+echo "== check (ratio to git log -p over the same paths; paired rounds, scripts/bench-pair.py)"
 paths="CLAUDE.md progress.md .claude/memory .claude/sonmat"
 base=HEAD~500
 git rev-parse -q --verify "$base" >/dev/null || base=$(git rev-list --max-parents=0 HEAD | head -n 1)
-hyperfine -N --warmup 1 --runs "$(( runs < 10 ? runs : 10 ))" --export-json "$work/check.json" \
-  --command-name git-log-p "git log -p -- $paths" \
-  --command-name scribe-check "git scribe check" >/dev/null
-json "$work/check.json" git-log-p
-hyperfine -N --warmup 1 --runs "$runs" --export-json "$work/check-since.json" \
-  --command-name git-log-p-since "git log -p $base..HEAD -- $paths" \
-  --command-name scribe-check-since "git scribe check --since $base" >/dev/null
-json "$work/check-since.json" git-log-p-since
+# Shuffled rounds, not hyperfine's blocks: the two sides of a 20 ms job
+# moved by as much as their ratio between blocks a minute apart.
+python3 "$root/scripts/bench-pair.py" "$(( runs < 10 ? runs : 10 ))" "exec git log -p -- $paths" "exec git scribe check"
+python3 "$root/scripts/bench-pair.py" "$(( runs * 2 ))" "exec git log -p $base..HEAD -- $paths" "exec git scribe check --since $base"
