@@ -146,8 +146,8 @@ const (
 // rangeFree is a rule that reads nothing --since decides (Since,
 // VaultSince, RevRange, the scribe log): NewInput starts it — at once, or
 // with --since once the resolution's walk is done — and Run collects its
-// findings. Only a rule whose own work
-// is worth it says so (SCR008 compiles gitleaks' rules for what it scans).
+// findings. Only a rule whose own work is worth it says so (SCR008
+// compiles gitleaks' rules for what it scans).
 type rangeFree interface{ rangeFree() }
 
 // reader is a rule that names the shared inputs it reads, so that NewInput

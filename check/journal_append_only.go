@@ -114,7 +114,7 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 				}
 			}
 			if w.sinceDate != "" {
-				rng = "--since=" + w.sinceDate + "\x00" + rng
+				return logRaw(ctx, in, "--since="+w.sinceDate+"\x00"+rng, paths)
 			}
 			return logRaw(ctx, in, rng, paths)
 		})

@@ -399,16 +399,14 @@ func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCo
 		after = t.Unix()
 	}
 	dirs := treeDirs(paths)
-	type state struct {
-		ids   map[string]string
-		modes map[string]filemode.FileMode
-	}
-	read := func(c *object.Commit) (state, bool) {
+	// entries is the paths' entries in c's tree; false for one that is
+	// not a plain file (a directory, link or submodule: git's to show).
+	entries := func(c *object.Commit) (map[string]object.TreeEntry, bool) {
 		trees, ok := readTreesAt(l, c.TreeHash, dirs)
 		if !ok {
-			return state{}, false
+			return nil, false
 		}
-		s := state{ids: map[string]string{}, modes: map[string]filemode.FileMode{}}
+		m := map[string]object.TreeEntry{}
 		for _, p := range paths {
 			d, name := path.Split(p)
 			for _, e := range trees[path.Clean("/" + d)[1:]] {
@@ -416,51 +414,47 @@ func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCo
 					continue
 				}
 				if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
-					return state{}, false // a directory, link or submodule: git's to show
+					return nil, false
 				}
-				s.ids[p], s.modes[p] = e.Hash.String(), e.Mode
+				m[p] = e
 			}
 		}
-		return s, true
+		return m, true
 	}
-	zero := plumbing.ZeroHash.String()
-	id := tip
-	c, found := decodeCommit(l, id)
-	cur, ok := state{}, found
-	if found {
-		cur, ok = read(c)
-	}
-	for n := 0; ; n++ {
-		if !found || !ok || n == maxPathHistory || len(c.ParentHashes) > 1 {
-			return nil, false
+	blob := func(e object.TreeEntry, ok bool) string {
+		if !ok {
+			return plumbing.ZeroHash.String()
 		}
+		return e.Hash.String()
+	}
+	id := tip
+	c, ok := decodeCommit(l, id)
+	var cur map[string]object.TreeEntry
+	if ok {
+		cur, ok = entries(c)
+	}
+	for n := 0; ok && n < maxPathHistory && len(c.ParentHashes) <= 1; n++ {
 		if c.Committer.When.Unix() < after {
 			return out, true
 		}
 		var parent *object.Commit
-		prev, pid := state{}, ""
+		prev, pid := map[string]object.TreeEntry{}, ""
 		if len(c.ParentHashes) == 1 {
 			pid = c.ParentHashes[0].String()
-			if parent, found = decodeCommit(l, pid); !found {
-				return nil, false
+			if parent, ok = decodeCommit(l, pid); !ok {
+				break
 			}
-			if prev, ok = read(parent); !ok {
-				return nil, false
+			if prev, ok = entries(parent); !ok {
+				break
 			}
 		}
 		changes := map[string]PathChange{}
 		for _, p := range paths {
-			old, now := prev.ids[p], cur.ids[p]
-			if old == now && prev.modes[p] == cur.modes[p] {
-				continue
+			old, had := prev[p]
+			now, has := cur[p]
+			if old != now {
+				changes[p] = PathChange{Old: blob(old, had), New: blob(now, has)}
 			}
-			if old == "" {
-				old = zero
-			}
-			if now == "" {
-				now = zero
-			}
-			changes[p] = PathChange{Old: old, New: now}
 		}
 		if len(changes) > 0 {
 			pc := PathCommit{SHA: id, Changes: changes}
@@ -474,4 +468,5 @@ func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCo
 		}
 		id, c, cur = pid, parent, prev
 	}
+	return nil, false
 }

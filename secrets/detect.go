@@ -62,14 +62,13 @@ type fragment struct {
 	nl  []int // offsets of '\n' in raw, found when a match first needs them
 	nls bool  // nl is found
 	// low is lowerASCII(cur), for the rules with a start plan: cur is the
-	// text of the decoding pass that last asked.
+	// text of the decoding pass that last asked ("" lowers to itself).
 	cur, low string
-	lows     bool
 }
 
 func (s *fragment) lowered(current string) string {
-	if !s.lows || s.cur != current {
-		s.cur, s.low, s.lows = current, lowerASCII(current), true
+	if s.cur != current {
+		s.cur, s.low = current, lowerASCII(current)
 	}
 	return s.low
 }

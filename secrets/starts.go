@@ -11,7 +11,7 @@ import (
 
 // Many of gitleaks' rules open with a short run of almost anything before a
 // keyword they cannot match without: generic-api-key is
-// `(?i)[\w.-]{0,50}?(?:access|auth|…|token)…`, and a hundred rules share
+// `(?i)[\w.-]{0,50}?(?:access|auth|…|token)…`, and 150 rules share
 // its shape with their own keyword. Go's regexp has no literal prefix to
 // skip to in such an expression and steps its automaton over every byte of
 // the text, ~0.4 µs a byte for generic-api-key: most of a check's scan of a
@@ -69,14 +69,12 @@ func planStarts(expr string) *startPlan {
 		items = re.Sub
 	}
 	before := 0
-	for _, it := range items {
-		if lits, ok := literals(it); ok && !slices0(lits) {
-			p := &startPlan{lits: lits, before: before}
-			p.unsafe = unsafeFolds(lits)
-			if o := items[0]; len(items) > 1 && it == items[1] && o.Op == syntax.OpRepeat && o.Sub[0].Op == syntax.OpCharClass {
+	for i, it := range items {
+		if lits, ok := literals(it); ok && !hasEmpty(lits) {
+			p := &startPlan{lits: lits, before: before, unsafe: unsafeFolds(lits), then: planApproach(items[i+1:])}
+			if o := items[0]; i == 1 && o.Op == syntax.OpRepeat && o.Sub[0].Op == syntax.OpCharClass {
 				p.run, p.runes = o.Sub[0].Rune, o.Max
 			}
-			p.then = planApproach(items[slices.Index(items, it)+1:])
 			return p
 		}
 		w, ok := maxBytes(it)
@@ -88,9 +86,9 @@ func planStarts(expr string) *startPlan {
 	return nil
 }
 
-// slices0 reports whether some form is empty (the item can match nothing,
+// hasEmpty reports whether some form is empty (the item can match nothing,
 // so it anchors nothing).
-func slices0(lits []keyword) bool {
+func hasEmpty(lits []keyword) bool {
 	for _, l := range lits {
 		if l.s == "" {
 			return true
@@ -177,7 +175,7 @@ func maxBytes(re *syntax.Regexp) (int, bool) {
 		for _, r := range re.Rune {
 			w := utf8.RuneLen(r)
 			if re.Flags&syntax.FoldCase != 0 {
-				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				for _, f := range folds(r) {
 					w = max(w, utf8.RuneLen(f))
 				}
 			}
@@ -227,8 +225,7 @@ func unsafeFolds(lits []keyword) string {
 			if !l.fold[i] {
 				continue
 			}
-			r := rune(l.s[i])
-			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			for _, f := range folds(rune(l.s[i])) {
 				if f >= utf8.RuneSelf && !seen[f] {
 					seen[f] = true
 					b.WriteRune(f)
@@ -239,13 +236,20 @@ func unsafeFolds(lits []keyword) string {
 	return b.String()
 }
 
-// inClass reports whether r is in the class whose sorted ranges are rs.
-func inClass(rs []rune, r rune) bool {
+// folds is the other runes case folding maps r to (k: K and U+212A).
+func folds(r rune) []rune {
+	var out []rune
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		out = append(out, f)
+	}
+	return out
+}
+
+// inRanges reports whether r is in the ranges rs (pairs lo, hi; in any
+// order, as a class's own ranges or several classes' together).
+func inRanges(rs []rune, r rune) bool {
 	for i := 0; i+1 < len(rs); i += 2 {
-		if r < rs[i] {
-			return false
-		}
-		if r <= rs[i+1] {
+		if rs[i] <= r && r <= rs[i+1] {
 			return true
 		}
 	}
@@ -304,7 +308,7 @@ func (p *startPlan) findAll(re *regexp.Regexp, text, low string) [][]int {
 			lo = k
 			for n := 0; n < p.runes && lo > pos; n++ {
 				r, w := utf8.DecodeLastRuneInString(text[:lo])
-				if !inClass(p.run, r) {
+				if !inRanges(p.run, r) {
 					break
 				}
 				lo -= w
@@ -343,7 +347,7 @@ func (p *startPlan) occurrence(i int, text, low string, from int) int {
 // that begins with a character of first.
 type approach struct {
 	runs  []classRun
-	first [][]rune // the item's possible first characters: range lists, any of them
+	first []rune // the item's possible first characters, as ranges
 }
 
 type classRun struct {
@@ -403,19 +407,19 @@ func classRepeat(re *syntax.Regexp) (class []rune, lo, hi int, ok bool) {
 	return nil, 0, 0, false
 }
 
-// firstRunes is the characters a match of re can begin with, for an re
-// that cannot match nothing; ok is false otherwise.
-func firstRunes(re *syntax.Regexp) ([][]rune, bool) {
+// firstRunes is the characters a match of re can begin with, as ranges,
+// for an re that cannot match nothing; ok is false otherwise.
+func firstRunes(re *syntax.Regexp) ([]rune, bool) {
 	switch re.Op {
 	case syntax.OpCapture:
 		return firstRunes(re.Sub[0])
 	case syntax.OpCharClass:
-		return [][]rune{re.Rune}, len(re.Rune) > 0
+		return re.Rune, len(re.Rune) > 0
 	case syntax.OpLiteral:
 		if len(re.Rune) == 0 {
 			return nil, false
 		}
-		return [][]rune{runeClass(re.Rune[0], re.Flags&syntax.FoldCase != 0)}, true
+		return runeClass(re.Rune[0], re.Flags&syntax.FoldCase != 0), true
 	case syntax.OpConcat:
 		if len(re.Sub) == 0 {
 			return nil, false
@@ -429,7 +433,7 @@ func firstRunes(re *syntax.Regexp) ([][]rune, bool) {
 		}
 		return firstRunes(re.Sub[0])
 	case syntax.OpAlternate:
-		var all [][]rune
+		var all []rune
 		for _, sub := range re.Sub {
 			f, ok := firstRunes(sub)
 			if !ok {
@@ -446,23 +450,11 @@ func firstRunes(re *syntax.Regexp) ([][]rune, bool) {
 func runeClass(r rune, fold bool) []rune {
 	rs := []rune{r, r}
 	if fold {
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		for _, f := range folds(r) {
 			rs = append(rs, f, f)
 		}
 	}
 	return rs
-}
-
-// inAny reports whether r is in one of the range lists (unsorted pairs).
-func inAny(lists [][]rune, r rune) bool {
-	for _, rs := range lists {
-		for i := 0; i+1 < len(rs); i += 2 {
-			if rs[i] <= r && r <= rs[i+1] {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // viable reports whether a match could go on from a keyword that ends at
@@ -481,7 +473,7 @@ func (a *approach) viable(text string, end int) bool {
 					break
 				}
 				r, w := utf8.DecodeRuneInString(text[p:])
-				if !inAny([][]rune{run.class}, r) {
+				if !inRanges(run.class, r) {
 					break
 				}
 				p += w
@@ -491,7 +483,7 @@ func (a *approach) viable(text string, end int) bool {
 	}
 	for _, p := range at {
 		if p < len(text) {
-			if r, _ := utf8.DecodeRuneInString(text[p:]); inAny(a.first, r) {
+			if r, _ := utf8.DecodeRuneInString(text[p:]); inRanges(a.first, r) {
 				return true
 			}
 		}
