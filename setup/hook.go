@@ -25,11 +25,11 @@ const OrigSuffix = ".scribe-orig"
 // runs the hook: the work tree's top) the dirs and HEAD's commit are read
 // with the shell's own read, from HEAD and the branch's loose ref (a commit
 // has just written it); anywhere else — a linked worktree, a packed or
-// reftable ref, GIT_DIR set — one git rev-parse says them. It records the sha; subject, files,
-// stats and progress items are read from the immutable commit when the record
-// lands. The record is created with noclobber — atomic and exclusive — so the
-// same commit can never be recorded twice; its file name is the record, so a
-// torn write loses nothing. Commits made by a rebase, am, or a merge or
+// reftable ref, GIT_DIR set — one git rev-parse says them. It records the
+// sha; subject, files, stats and progress items are read from the immutable
+// commit when the record lands. The record is created with noclobber —
+// atomic and exclusive — so the same commit can never be recorded twice;
+// its file name is the record, so a torn write loses nothing. Commits made by a rebase, am, or a merge or
 // cherry-pick (also when concluded by a plain git commit after a conflict,
 // which the last reflog line tells) are not a session's own and are skipped.
 const recorder = `scribe_record() {
