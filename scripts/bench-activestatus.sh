@@ -18,7 +18,7 @@ export GOMODCACHE GOCACHE GOENV
 if [ -n "$base" ]; then
 	mkdir -p "$work/base/src" "$work/base/bin"
 	(cd "$root" && git archive "$base") | tar -x -C "$work/base/src"
-	(cd "$work/base/src" && go build -o "$work/base/bin/git-scribe" .)
+	(cd "$work/base/src" && CGO_ENABLED=0 go build -o "$work/base/bin/git-scribe" .)
 fi
 repo="$work/repo"
 (cd "$root" && SCRIBE_BENCH_REPO="$repo" go test -count=1 -run '^TestWriteBenchRepo$' ./vault >/dev/null)

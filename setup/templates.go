@@ -189,6 +189,8 @@ jobs:
         with:
           go-version: stable
       - name: Install git-scribe %[1]s
+        env:
+          CGO_ENABLED: "0" # the static binary the release ships: no libc to load at each start
         run: go install github.com/git-scribe/git-scribe@%[1]s
       - name: git scribe check
         env:
