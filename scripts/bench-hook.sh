@@ -2,7 +2,9 @@
 # Times `git commit` of a 3-file change with no hook, with a no-op shell
 # hook (the floor a hook can reach), with scribe's installed post-commit hook
 # (shell recorder), and with a hook that runs the Go binary
-# (`git scribe hook post-commit`) for comparison; median of 30 runs each.
+# (`git scribe hook post-commit`) for comparison; median of 30 runs each,
+# then the same commits in 30 paired rounds (scripts/bench-pair.py), which
+# a load that moves between hyperfine's blocks of runs does not skew.
 # Needs hyperfine (apt-get install hyperfine). Usage: scripts/bench-hook.sh
 set -eu
 . "$(dirname "$0")/bench-env.sh"
@@ -28,4 +30,9 @@ n, z = r["no-hook"], r["noop-hook"]
 for k in ("noop-hook", "scribe-hook", "go-binary-hook"):
     print(f"{k}: median {r[k]:.1f} ms vs no hook {n:.1f} ms: +{r[k]-n:.1f} ms ({r[k]/n:.2f}x); vs a no-op shell hook +{r[k]-z:.1f} ms (target <= 2 ms)")
 PY
+echo "== paired rounds (scripts/bench-pair.py; ratio to the no-op hook)"
+python3 "$root/scripts/bench-pair.py" 30 \
+  "cd $work/noop && $change ;; exec git -C $work/noop commit -q -m x" \
+  "cd $work/none && $change ;; exec git -C $work/none commit -q -m x" \
+  "cd $work/shell && $change ;; exec git -C $work/shell commit -q -m x"
 echo "queued records: $(ls "$work/shell/.git/scribe/queue" | wc -l) (shell), $(ls "$work/binary/.git/scribe/queue" | wc -l) (binary)"

@@ -8,6 +8,8 @@
 # Usage: scripts/bench-pair.py N 'BASELINE' 'COMMAND' ...
 #   e.g. scripts/bench-pair.py 40 'exec git log -p HEAD~500..HEAD -- CLAUDE.md' \
 #          'exec git-scribe check --since HEAD~500'
+# A command written 'PREPARE ;; COMMAND' runs PREPARE, untimed, before
+# each run of COMMAND (hyperfine's --prepare), e.g. a change to commit.
 import random, resource, statistics, subprocess, sys, time
 
 n, cmds = int(sys.argv[1]), sys.argv[2:]
@@ -16,6 +18,9 @@ cpu = {c: [] for c in cmds}
 
 
 def run(c):
+    prepare, sep, c = c.rpartition(" ;; ")
+    if sep:
+        subprocess.run(prepare, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
