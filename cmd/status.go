@@ -145,7 +145,17 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 		}
 	}
 	items, qerr := r.Queued()
+	var shas []string
 	for _, it := range items {
+		if sha := vault.RecordedSHA(it); sha != "" {
+			shas = append(shas, sha)
+		}
+	}
+	notOwn := r.NotOwnCommits(shas)
+	for _, it := range items {
+		if notOwn[vault.RecordedSHA(it)] {
+			continue // a concluded merge or cherry-pick: the next landing drops it
+		}
 		rep.Queue = append(rep.Queue, QueuedRecord{ID: it.ID, Kind: it.Kind, Created: it.Created, Reason: it.Reason})
 	}
 	if qerr != nil {

@@ -19,8 +19,9 @@ const HookMarker = "# git-scribe post-commit hook"
 // OrigSuffix is where an existing hook is kept while scribe's chains it.
 const OrigSuffix = ".scribe-orig"
 
-// recorder is the shell that records a commit: no program but tail, because
-// starting the Go binary alone costs more than the hook's budget
+// recorder is the shell that records a commit: no program at all, because
+// starting the Go binary alone costs more than the hook's budget, and even
+// `tail` cost ~1.3 ms of it
 // (docs/BENCHMARKS.md). In a plain repository (a .git directory where git
 // runs the hook: the work tree's top) the dirs and HEAD's commit are read
 // with the shell's own read, from HEAD and the branch's loose ref (a commit
@@ -30,8 +31,9 @@ const OrigSuffix = ".scribe-orig"
 // commit when the record lands. The record is created with noclobber —
 // atomic and exclusive — so the same commit can never be recorded twice;
 // its file name is the record, so a torn write loses nothing. Commits made by a rebase, am, or a merge or
-// cherry-pick (also when concluded by a plain git commit after a conflict,
-// which the last reflog line tells) are not a session's own and are skipped.
+// cherry-pick are not a session's own and are skipped. One concluded by a
+// plain git commit after a conflict shows only in HEAD's reflog; it is
+// recorded, and the records' readers drop it (gitops.NotOwnCommits).
 const recorder = `scribe_record() {
 	[ -z "$GIT_SCRIBE_ACTIVE" ] || return 0
 	command -v git-scribe >/dev/null 2>&1 || return 0
@@ -60,11 +62,6 @@ $scribe_h" ;;
 	for scribe_f in rebase-merge rebase-apply MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD; do
 		[ ! -e "$1/$scribe_f" ] || return 0
 	done
-	if [ -f "$1/logs/HEAD" ]; then
-		case $(tail -n 1 "$1/logs/HEAD") in
-		*"	commit (merge): "* | *"	commit (cherry-pick): "*) return 0 ;;
-		esac
-	fi
 	scribe_q="$2/scribe/queue"
 	[ -d "$scribe_q" ] || mkdir -p "$scribe_q" || { scribe_fail "$2" "$3" "cannot create $scribe_q"; return 0; }
 	set -C

@@ -33,6 +33,16 @@ type CommitRecord struct {
 	Progress []string `json:"progress,omitempty"`
 }
 
+// RecordedSHA is the commit a queued commit record names; "" for any other
+// record, or one unreadable.
+func RecordedSHA(it gitops.QueueItem) string {
+	var c CommitRecord
+	if it.Kind != KindCommit || json.Unmarshal(it.Payload, &c) != nil {
+		return ""
+	}
+	return c.SHA
+}
+
 // queueContents splits queued records into plans and (enriched) commit
 // records, skipping ones a crashed run already committed. landable are the
 // records a successful landing removes.
@@ -104,7 +114,9 @@ type fatedRecord struct {
 // only the sha): subject, files, stats and progress items, read from the
 // immutable commit with one git process. It also decides each record's fate:
 // only commits in HEAD's history are journaled here; a commit no branch
-// reaches any more (amended, reset) is dropped, one on another branch waits.
+// reaches any more (amended, reset) is dropped, one on another branch waits,
+// and one that concluded a conflicted merge or cherry-pick, not a session's
+// own, is dropped (the reflog tells: gitops.NotOwnCommits).
 func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]fatedRecord, error) {
 	out := make([]fatedRecord, len(recs))
 	var need []string
@@ -125,7 +137,16 @@ func (v *Vault) enrich(ctx context.Context, recs []CommitRecord) ([]fatedRecord,
 		return out, err
 	}
 	head, _ := v.Repo.Head(ctx)
+	shas := make([]string, len(recs))
 	for i, r := range recs {
+		shas[i] = r.SHA
+	}
+	notOwn := v.Repo.NotOwnCommits(shas)
+	for i, r := range recs {
+		if notOwn[r.SHA] {
+			out[i].fate = recordDrop // a merge or cherry-pick concluded after a conflict
+			continue
+		}
 		if ci, ok := infos[r.SHA]; ok && r.Subject == "" {
 			if ci.Missing {
 				out[i].fate = recordDrop

@@ -1,0 +1,121 @@
+package gitops
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A commit that concludes a conflicted merge or cherry-pick with a plain
+// `git commit` looks like any other when post-commit runs: git has removed
+// MERGE_HEAD and CHERRY_PICK_HEAD by then. Only HEAD's reflog says it
+// ("commit (merge): …", "commit (cherry-pick): …"). The shell recorder
+// reads no reflog — `tail` was its one program, ~1.3 ms of a commit
+// (docs/BENCHMARKS.md) — so the records' readers ask here.
+
+// reflogScanMax bounds what is read of one reflog, from its end: a record
+// lands within a few commits of its own, and its reflog line with it.
+const reflogScanMax = 8 << 20
+
+// NotOwnCommits reports which of shas a conflicted merge or cherry-pick
+// made, concluded by `git commit`: the reflog line that created the commit
+// in HEAD's reflog (this worktree's, the main one's or another linked
+// worktree's) says "commit (merge)" or "commit (cherry-pick)". A commit
+// whose line is not found (no reflog, expired) is a person's own, as the
+// hook's check treated it.
+func (r *Repo) NotOwnCommits(shas []string) map[string]bool {
+	out := map[string]bool{}
+	if len(shas) == 0 {
+		return out
+	}
+	want := map[string]bool{}
+	for _, s := range shas {
+		want[s] = true
+	}
+	logs := []string{filepath.Join(r.GitDir, "logs", "HEAD")}
+	if r.CommonDir != r.GitDir {
+		logs = append(logs, filepath.Join(r.CommonDir, "logs", "HEAD"))
+	}
+	if more, err := filepath.Glob(filepath.Join(r.CommonDir, "worktrees", "*", "logs", "HEAD")); err == nil {
+		for _, m := range more {
+			if filepath.Dir(filepath.Dir(m)) != filepath.Clean(r.GitDir) {
+				logs = append(logs, m)
+			}
+		}
+	}
+	for _, path := range logs {
+		if len(want) == 0 {
+			break
+		}
+		scanReflog(path, func(newID, msg string) bool {
+			if !want[newID] || !strings.HasPrefix(msg, "commit") {
+				return len(want) > 0
+			}
+			delete(want, newID)
+			if strings.HasPrefix(msg, "commit (merge): ") || strings.HasPrefix(msg, "commit (cherry-pick): ") {
+				out[newID] = true
+			}
+			return len(want) > 0
+		})
+	}
+	return out
+}
+
+// scanReflog calls line with each entry's new id and message, newest
+// first, until it returns false, the file's start or reflogScanMax bytes.
+// An entry is "<old> <new> <ident> <time> <tz>\t<message>".
+func scanReflog(path string, line func(newID, msg string) bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	const chunk = 64 << 10
+	end := fi.Size()
+	var carry []byte // the start of the newest unfinished line read so far
+	for end > 0 && fi.Size()-end < reflogScanMax {
+		start := max(end-chunk, 0)
+		buf := make([]byte, end-start, end-start+int64(len(carry)))
+		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+			return
+		}
+		buf = append(buf, carry...)
+		// Every line but the first is whole; the first is whole only at
+		// the file's start.
+		for {
+			i := bytes.LastIndexByte(buf[:max(len(buf)-1, 0)], '\n')
+			if i < 0 {
+				break
+			}
+			if !entry(buf[i+1:], line) {
+				return
+			}
+			buf = buf[:i+1]
+		}
+		carry = buf
+		end = start
+	}
+	if end == 0 && len(carry) > 0 {
+		entry(carry, line)
+	}
+}
+
+// entry parses one reflog line (with or without its newline) for line.
+func entry(b []byte, line func(newID, msg string) bool) bool {
+	s := strings.TrimSuffix(string(b), "\n")
+	head, msg, ok := strings.Cut(s, "\t")
+	if !ok {
+		return true
+	}
+	f := strings.Fields(head)
+	if len(f) < 2 {
+		return true
+	}
+	return line(f[1], msg)
+}

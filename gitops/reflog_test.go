@@ -1,0 +1,132 @@
+package gitops
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A merge and a cherry-pick concluded by `git commit` after a conflict, in
+// the main worktree and in a linked one, are the commits NotOwnCommits
+// names; ordinary, amended and clean cherry-picked commits are not (a clean
+// cherry-pick's reflog line says "cherry-pick: …", and its post-commit
+// skips it while CHERRY_PICK_HEAD is still there).
+func TestNotOwnCommitsFollowsTheReflog(t *testing.T) {
+	tr := newRepo(t)
+	tr.Commit("shared", map[string]string{"shared.txt": "base\n"})
+	tr.Git("checkout", "-q", "-b", "side")
+	side := tr.Commit("side: shared", map[string]string{"shared.txt": "side\n"})
+	tr.Git("checkout", "-q", "main")
+	own := tr.Commit("main: shared", map[string]string{"shared.txt": "main\n"})
+	if _, err := tr.GitErr("merge", "-q", "side"); err == nil {
+		t.Fatal("the merge did not conflict")
+	}
+	tr.Write("shared.txt", "resolved\n")
+	tr.Git("add", "shared.txt")
+	tr.Git("commit", "-q", "--no-edit")
+	merged := tr.Head()
+
+	tr.Git("checkout", "-q", "-b", "picks", "main~1")
+	tr.Commit("picks: shared", map[string]string{"shared.txt": "other\n"})
+	if _, err := tr.GitErr("cherry-pick", side); err == nil {
+		t.Fatal("the cherry-pick did not conflict")
+	}
+	tr.Write("shared.txt", "resolved\n")
+	tr.Git("add", "shared.txt")
+	tr.Git("commit", "-q", "--no-edit")
+	picked := tr.Head()
+	tr.Commit("to amend", map[string]string{"a.txt": "a\n"})
+	tr.Git("commit", "-q", "--amend", "-m", "amended")
+	amended := tr.Head()
+
+	tr.Git("checkout", "-q", "-b", "extra", "main~1")
+	extra := tr.Commit("extra", map[string]string{"b.txt": "b\n"})
+	tr.Git("checkout", "-q", "picks")
+
+	wt := filepath.Join(t.TempDir(), "wt")
+	tr.Git("worktree", "add", "-q", "-b", "wt", wt, "main~1")
+	w := repoAt(t, wt)
+	w.Commit("wt: shared", map[string]string{"shared.txt": "wt\n"})
+	if _, err := w.GitErr("cherry-pick", side); err == nil {
+		t.Fatal("the worktree's cherry-pick did not conflict")
+	}
+	w.Write("shared.txt", "resolved\n")
+	w.Git("add", "shared.txt")
+	w.Git("commit", "-q", "--no-edit")
+	wtPicked := w.Head()
+	w.Git("cherry-pick", extra) // clean: "cherry-pick: …"
+	clean := w.Head()
+
+	all := []string{own, merged, picked, amended, wtPicked, clean, side, extra, "0123456789012345678901234567890123456789"}
+	want := map[string]bool{merged: true, picked: true, wtPicked: true}
+	for _, r := range []*Repo{tr.open(), w.open()} {
+		got := r.NotOwnCommits(all)
+		if len(got) != len(want) {
+			t.Errorf("from %s: NotOwnCommits = %v, want %v", r.WorkTree, got, want)
+		}
+		for s := range want {
+			if !got[s] {
+				t.Errorf("from %s: %s (%s) not named", r.WorkTree, s, strings.TrimSpace(tr.Git("log", "-1", "--format=%s", s)))
+			}
+		}
+	}
+}
+
+// scanReflog reads every line, newest first, across its chunks, including
+// the first and a torn last one.
+func TestScanReflogReadsBackwardsAcrossChunks(t *testing.T) {
+	var b strings.Builder
+	var lines []string
+	for i := range 3000 {
+		id := fmt.Sprintf("%040d", i)
+		msg := fmt.Sprintf("commit: change %d %s", i, strings.Repeat("x", i%97))
+		lines = append(lines, id+"\t"+msg)
+		fmt.Fprintf(&b, "%040d %s A U Thor <a@example.com> 1700000000 +0000\t%s\n", i, id, msg)
+	}
+	b.WriteString("1111111111111111111111111111111111111111 2222222222222222222222222222222222222222 torn")
+	path := filepath.Join(t.TempDir(), "HEAD")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	scanReflog(path, func(id, msg string) bool {
+		got = append(got, id+"\t"+msg)
+		return true
+	})
+	slices.Reverse(lines)
+	if !slices.Equal(got, lines) {
+		t.Fatalf("read %d lines, want %d; first %q, last %q", len(got), len(lines), got[0], got[len(got)-1])
+	}
+	var n int
+	scanReflog(path, func(string, string) bool { n++; return n < 5 })
+	if n != 5 {
+		t.Errorf("stopped after %d lines, want 5", n)
+	}
+}
+
+func FuzzScanReflog(f *testing.F) {
+	f.Add([]byte("a b c 1 +0000\tcommit: x\n"))
+	f.Add([]byte("\n\n\t\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "HEAD")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			head, msg, ok := strings.Cut(l, "\t")
+			if f := strings.Fields(head); ok && len(f) >= 2 {
+				want = append(want, f[1]+"\t"+msg)
+			}
+		}
+		var got []string
+		scanReflog(path, func(id, msg string) bool { got = append(got, id+"\t"+msg); return true })
+		slices.Reverse(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+}
