@@ -92,7 +92,7 @@ func TestScanReflogReadsBackwardsAcrossChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	scanReflog(path, func(id, msg string) bool {
+	scanReflog(path, nil, func(id, msg string) bool {
 		got = append(got, id+"\t"+msg)
 		return true
 	})
@@ -101,7 +101,7 @@ func TestScanReflogReadsBackwardsAcrossChunks(t *testing.T) {
 		t.Fatalf("read %d lines, want %d; first %q, last %q", len(got), len(lines), got[0], got[len(got)-1])
 	}
 	var n int
-	scanReflog(path, func(string, string) bool { n++; return n < 5 })
+	scanReflog(path, nil, func(string, string) bool { n++; return n < 5 })
 	if n != 5 {
 		t.Errorf("stopped after %d lines, want 5", n)
 	}
@@ -117,16 +117,39 @@ func FuzzScanReflog(f *testing.F) {
 		}
 		var want []string
 		for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-			head, msg, ok := strings.Cut(l, "\t")
-			if f := strings.Fields(head); ok && len(f) >= 2 {
-				want = append(want, f[1]+"\t"+msg)
+			p := strings.SplitN(l, " ", 3)
+			if len(p) < 3 || p[0] == "" || p[1] == "" {
+				continue
+			}
+			if _, msg, ok := strings.Cut(p[2], "\t"); ok {
+				want = append(want, p[1]+"\t"+msg)
 			}
 		}
 		var got []string
-		scanReflog(path, func(id, msg string) bool { got = append(got, id+"\t"+msg); return true })
+		scanReflog(path, nil, func(id, msg string) bool { got = append(got, id+"\t"+msg); return true })
 		slices.Reverse(want)
 		if !slices.Equal(got, want) {
 			t.Fatalf("got %q, want %q", got, want)
 		}
 	})
+}
+
+// A recorded commit missing from a long reflog reads it up to
+// reflogScanMax: the worst a landing pays.
+func BenchmarkNotOwnCommitsMissing(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := range 50000 { // ~8 MB, of which reflogScanMax is read
+		fmt.Fprintf(&sb, "%040d %040d A U Thor <a@example.com> 1700000000 +0000\tcommit: change number %d of a long history, its subject\n", i, i+1, i)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "logs", "HEAD"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	r := &Repo{GitDir: dir, CommonDir: dir}
+	for b.Loop() {
+		r.NotOwnCommits([]string{"ffffffffffffffffffffffffffffffffffffffff"})
+	}
 }
