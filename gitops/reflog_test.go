@@ -21,23 +21,11 @@ func TestNotOwnCommitsFollowsTheReflog(t *testing.T) {
 	side := tr.Commit("side: shared", map[string]string{"shared.txt": "side\n"})
 	tr.Git("checkout", "-q", "main")
 	own := tr.Commit("main: shared", map[string]string{"shared.txt": "main\n"})
-	if _, err := tr.GitErr("merge", "-q", "side"); err == nil {
-		t.Fatal("the merge did not conflict")
-	}
-	tr.Write("shared.txt", "resolved\n")
-	tr.Git("add", "shared.txt")
-	tr.Git("commit", "-q", "--no-edit")
-	merged := tr.Head()
+	merged := concludeConflict(tr, "merge", "-q", "side")
 
 	tr.Git("checkout", "-q", "-b", "picks", "main~1")
 	tr.Commit("picks: shared", map[string]string{"shared.txt": "other\n"})
-	if _, err := tr.GitErr("cherry-pick", side); err == nil {
-		t.Fatal("the cherry-pick did not conflict")
-	}
-	tr.Write("shared.txt", "resolved\n")
-	tr.Git("add", "shared.txt")
-	tr.Git("commit", "-q", "--no-edit")
-	picked := tr.Head()
+	picked := concludeConflict(tr, "cherry-pick", side)
 	tr.Commit("to amend", map[string]string{"a.txt": "a\n"})
 	tr.Git("commit", "-q", "--amend", "-m", "amended")
 	amended := tr.Head()
@@ -50,13 +38,7 @@ func TestNotOwnCommitsFollowsTheReflog(t *testing.T) {
 	tr.Git("worktree", "add", "-q", "-b", "wt", wt, "main~1")
 	w := repoAt(t, wt)
 	w.Commit("wt: shared", map[string]string{"shared.txt": "wt\n"})
-	if _, err := w.GitErr("cherry-pick", side); err == nil {
-		t.Fatal("the worktree's cherry-pick did not conflict")
-	}
-	w.Write("shared.txt", "resolved\n")
-	w.Git("add", "shared.txt")
-	w.Git("commit", "-q", "--no-edit")
-	wtPicked := w.Head()
+	wtPicked := concludeConflict(w, "cherry-pick", side)
 	w.Git("cherry-pick", extra) // clean: "cherry-pick: …"
 	clean := w.Head()
 
@@ -73,6 +55,20 @@ func TestNotOwnCommitsFollowsTheReflog(t *testing.T) {
 			}
 		}
 	}
+}
+
+// concludeConflict runs a merge or cherry-pick that must conflict over
+// shared.txt, resolves it and concludes it with a plain `git commit`; it
+// returns the commit made.
+func concludeConflict(tr *testRepo, args ...string) string {
+	tr.T.Helper()
+	if _, err := tr.GitErr(args...); err == nil {
+		tr.T.Fatalf("git %v did not conflict", args)
+	}
+	tr.Write("shared.txt", "resolved\n")
+	tr.Git("add", "shared.txt")
+	tr.Git("commit", "-q", "--no-edit")
+	return tr.Head()
 }
 
 // scanReflog reads every line, newest first, across its chunks, including
