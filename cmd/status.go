@@ -145,15 +145,13 @@ func buildStatus(ctx context.Context, f *Factory) (StatusReport, error) {
 		}
 	}
 	items, qerr := r.Queued()
-	var shas []string
-	for _, it := range items {
-		if sha := vault.RecordedSHA(it); sha != "" {
-			shas = append(shas, sha)
-		}
+	shas := make([]string, len(items)) // "" for a record that is not a commit's
+	for i, it := range items {
+		shas[i] = vault.RecordedSHA(it)
 	}
 	notOwn := r.NotOwnCommits(shas)
-	for _, it := range items {
-		if notOwn[vault.RecordedSHA(it)] {
+	for i, it := range items {
+		if notOwn[shas[i]] {
 			continue // a concluded merge or cherry-pick: the next landing drops it
 		}
 		rep.Queue = append(rep.Queue, QueuedRecord{ID: it.ID, Kind: it.Kind, Created: it.Created, Reason: it.Reason})

@@ -15,7 +15,7 @@ import (
 // reads no reflog — `tail` was its one program, ~1.3 ms of a commit
 // (docs/BENCHMARKS.md) — so the records' readers ask here.
 
-// reflogScanMax bounds what is read of one reflog, from its end: a record
+// reflogScanMax bounds what is read of the reflogs, from their ends: a record
 // lands within a few commits of its own, and its reflog line with it. 1 MB
 // is ~6,000 entries; reading it all, when a recorded commit is in none of
 // them, takes ~1 ms (BenchmarkNotOwnCommitsMissing). A
@@ -36,7 +36,9 @@ func (r *Repo) NotOwnCommits(shas []string) map[string]bool {
 	}
 	want := map[string]bool{}
 	for _, s := range shas {
-		want[s] = true
+		if s != "" {
+			want[s] = true
+		}
 	}
 	logs := []string{filepath.Join(r.GitDir, "logs", "HEAD")}
 	if r.CommonDir != r.GitDir {
@@ -49,11 +51,12 @@ func (r *Repo) NotOwnCommits(shas []string) map[string]bool {
 			}
 		}
 	}
+	budget := int64(reflogScanMax) // across the worktrees' reflogs, this one's first
 	for _, path := range logs {
-		if len(want) == 0 {
+		if len(want) == 0 || budget <= 0 {
 			break
 		}
-		scanReflog(path, func(id []byte) bool { return want[string(id)] }, func(newID, msg string) bool {
+		budget -= scanReflog(path, budget, func(id []byte) bool { return want[string(id)] }, func(newID, msg string) bool {
 			if !strings.HasPrefix(msg, "commit") {
 				return true
 			}
@@ -68,29 +71,32 @@ func (r *Repo) NotOwnCommits(shas []string) map[string]bool {
 }
 
 // scanReflog calls line with each entry's new id and message, newest
-// first, until it returns false, the file's start or reflogScanMax bytes.
-// An entry is "<old> <new> <ident> <time> <tz>\t<message>"; want, when
-// not nil, skips unwanted entries before their message is cut out (a
-// reflog can be megabytes, and most of it is not asked about).
-func scanReflog(path string, want func(newID []byte) bool, line func(newID, msg string) bool) {
+// first, until it returns false, the file's start or limit bytes read, and
+// returns the bytes it read. An entry is "<old> <new> <ident> <time>
+// <tz>\t<message>"; want, when not nil, skips unwanted entries before
+// their message is cut out (a reflog can be megabytes, and most of it is
+// not asked about).
+func scanReflog(path string, limit int64, want func(newID []byte) bool, line func(newID, msg string) bool) (read int64) {
 	f, err := os.Open(path)
 	if err != nil {
-		return
+		return 0
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return
+		return 0
 	}
 	const chunk = 64 << 10
 	end := fi.Size()
+	defer func() { read = fi.Size() - end }()
 	var carry []byte // the start of the newest unfinished line read so far
-	for end > 0 && fi.Size()-end < reflogScanMax {
+	for end > 0 && fi.Size()-end < limit {
 		start := max(end-chunk, 0)
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
 			return
 		}
+		end = start
 		buf = append(buf, carry...)
 		// Every line but the first is whole; the first is whole only at
 		// the file's start.
@@ -105,11 +111,11 @@ func scanReflog(path string, want func(newID []byte) bool, line func(newID, msg 
 			buf = buf[:i+1]
 		}
 		carry = buf
-		end = start
 	}
 	if end == 0 && len(carry) > 0 {
 		entry(carry, want, line)
 	}
+	return
 }
 
 // entry parses one reflog line (with or without its newline) for line.

@@ -88,16 +88,22 @@ func TestScanReflogReadsBackwardsAcrossChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	scanReflog(path, nil, func(id, msg string) bool {
+	if read := scanReflog(path, reflogScanMax, nil, func(id, msg string) bool {
 		got = append(got, id+"\t"+msg)
 		return true
-	})
+	}); read != int64(b.Len()) {
+		t.Errorf("read %d bytes of %d", read, b.Len())
+	}
+	// A limit stops the reading at the chunk that reaches it.
+	if read := scanReflog(path, 100<<10, nil, func(string, string) bool { return true }); read < 100<<10 || read >= 100<<10+64<<10 {
+		t.Errorf("with a 100 KB limit, read %d bytes", read)
+	}
 	slices.Reverse(lines)
 	if !slices.Equal(got, lines) {
 		t.Fatalf("read %d lines, want %d; first %q, last %q", len(got), len(lines), got[0], got[len(got)-1])
 	}
 	var n int
-	scanReflog(path, nil, func(string, string) bool { n++; return n < 5 })
+	scanReflog(path, reflogScanMax, nil, func(string, string) bool { n++; return n < 5 })
 	if n != 5 {
 		t.Errorf("stopped after %d lines, want 5", n)
 	}
@@ -122,7 +128,7 @@ func FuzzScanReflog(f *testing.F) {
 			}
 		}
 		var got []string
-		scanReflog(path, nil, func(id, msg string) bool { got = append(got, id+"\t"+msg); return true })
+		scanReflog(path, reflogScanMax, nil, func(id, msg string) bool { got = append(got, id+"\t"+msg); return true })
 		slices.Reverse(want)
 		if !slices.Equal(got, want) {
 			t.Fatalf("got %q, want %q", got, want)
