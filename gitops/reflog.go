@@ -30,15 +30,14 @@ const reflogScanMax = 1 << 20
 // whose line is not found (no reflog, expired) is a person's own, as the
 // hook's check treated it.
 func (r *Repo) NotOwnCommits(shas []string) map[string]bool {
-	out := map[string]bool{}
-	if len(shas) == 0 {
-		return out
-	}
-	want := map[string]bool{}
+	out, want := map[string]bool{}, map[string]bool{}
 	for _, s := range shas {
 		if s != "" {
 			want[s] = true
 		}
+	}
+	if len(want) == 0 {
+		return out // no glob of the worktrees for a queue of no commits
 	}
 	logs := []string{filepath.Join(r.GitDir, "logs", "HEAD")}
 	if r.CommonDir != r.GitDir {
