@@ -111,7 +111,7 @@ func (d *detector) detect(raw string) []finding {
 				fs = append(fs, d.detectRule(s, current, i, segments, false)...)
 			}
 		}
-		if depth++; depth > decodeDepth {
+		if depth++; depth > decodeDepth || !mayDecode(current) {
 			break
 		}
 		if current, segments = decoder.Decode(current, segments); len(segments) == 0 {
