@@ -26,6 +26,8 @@ func (noSecrets) reads() inputs { return readsVault }
 
 func (noSecrets) rangeFree() {}
 
+func (noSecrets) warm() { secrets.Warm() }
+
 func (noSecrets) Check(ctx context.Context, in *Input) ([]Finding, error) {
 	files, err := in.vaultFiles()
 	if err != nil {
