@@ -9,7 +9,8 @@
 #   status  `git scribe status` and `git scribe bridge` vs `git status`
 #   stop    a Stop hook after a turn that committed, vs `git status`
 #   check   `git scribe check` vs `git log -p` over the paths it reads,
-#           whole history and --since HEAD~500, in paired rounds
+#           whole history, --since HEAD~500 and --since its commit id (as
+#           the CI job passes the base), in paired rounds
 #           (scripts/bench-pair.py)
 #
 # Usage: scripts/bench-real.sh SOURCE [RUNS]
@@ -60,3 +61,6 @@ git rev-parse -q --verify "$base" >/dev/null || base=$(git rev-list --max-parent
 # moved by as much as their ratio between blocks a minute apart.
 python3 "$root/scripts/bench-pair.py" "$(( runs < 10 ? runs : 10 ))" "exec git log -p -- $paths" "exec git scribe check"
 python3 "$root/scripts/bench-pair.py" "$(( runs * 2 ))" "exec git log -p $base..HEAD -- $paths" "exec git scribe check --since $base"
+# The CI job passes the pull request's base as a commit id.
+id=$(git rev-parse "$base")
+python3 "$root/scripts/bench-pair.py" "$(( runs * 2 ))" "exec git log -p $id..HEAD -- $paths" "exec git scribe check --since $id"
