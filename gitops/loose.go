@@ -52,6 +52,12 @@ func (l *looseObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	if err != nil {
 		return nil, err
 	}
+	return asObject(t, h, typ, b)
+}
+
+// asObject is object h, of type typ and content b, as go-git reads it;
+// an error when t names another type.
+func asObject(t plumbing.ObjectType, h plumbing.Hash, typ plumbing.ObjectType, b []byte) (plumbing.EncodedObject, error) {
 	if t != plumbing.AnyObject && typ != t {
 		return nil, fmt.Errorf("object %s is a %s, not a %s", h, typ, t)
 	}
@@ -59,6 +65,14 @@ func (l *looseObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (pl
 	o.SetType(typ)
 	o.Write(b)
 	return o, nil
+}
+
+// hashesTo reports whether an object of type typ and content b has id h.
+func hashesTo(typ plumbing.ObjectType, b []byte, h plumbing.Hash) bool {
+	sum := sha1.New()
+	fmt.Fprintf(sum, "%s %d\x00", typ, len(b))
+	sum.Write(b)
+	return bytes.Equal(sum.Sum(nil), h[:])
 }
 
 // read is the type and content of loose object h, checked against h.
@@ -85,10 +99,7 @@ func (l *looseObjects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error
 	if _, err := io.ReadFull(zr, b); err != nil {
 		return 0, nil, err
 	}
-	sum := sha1.New()
-	fmt.Fprintf(sum, "%s %d\x00", typ, size)
-	sum.Write(b)
-	if !bytes.Equal(sum.Sum(nil), h[:]) {
+	if !hashesTo(typ, b, h) {
 		return 0, nil, fmt.Errorf("loose object %s does not hash to its name", id)
 	}
 	return typ, b, nil

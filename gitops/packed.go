@@ -3,7 +3,6 @@ package gitops
 import (
 	"bytes"
 	"compress/zlib"
-	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -64,13 +63,7 @@ func (p *packedObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (p
 	if err != nil {
 		return nil, err
 	}
-	if t != plumbing.AnyObject && typ != t {
-		return nil, fmt.Errorf("object %s is a %s, not a %s", h, typ, t)
-	}
-	o := &plumbing.MemoryObject{}
-	o.SetType(typ)
-	o.Write(b)
-	return o, nil
+	return asObject(t, h, typ, b)
 }
 
 // read is the type and content of h from the first pack that holds it,
@@ -182,10 +175,7 @@ func readPacked(pack string, off int64, h plumbing.Hash) (plumbing.ObjectType, [
 	if _, err := io.ReadFull(zr, b); err != nil {
 		return 0, nil, fmt.Errorf("%s: object at %d: %w", pack, off, err)
 	}
-	sum := sha1.New()
-	fmt.Fprintf(sum, "%s %d\x00", typ, size)
-	sum.Write(b)
-	if !bytes.Equal(sum.Sum(nil), h[:]) {
+	if !hashesTo(typ, b, h) {
 		return 0, nil, fmt.Errorf("%s: the object at %d does not hash to %s", pack, off, h)
 	}
 	return typ, b, nil
