@@ -287,8 +287,9 @@ func sinceInWalk(since string) bool {
 // resolveSince sets Since and VaultSince from the --since revision.
 func (in *Input) resolveSince(ctx context.Context, since, head string) error {
 	repo := in.Repo
-	// One process resolves --since and reads its date; a shallow
-	// repository is one with a shallow file (gitrepository-layout(5)).
+	// One read resolves --since and gives its date (in process for a
+	// commit's full id, else one git process); a shallow repository is
+	// one with a shallow file (gitrepository-layout(5)).
 	var c, date string
 	var err error
 	if d, ok := repo.CommitDate(since); ok {
