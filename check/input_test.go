@@ -149,3 +149,58 @@ func TestSinceInWalk(t *testing.T) {
 		}
 	}
 }
+
+// A --since the walk resolves itself is resolved by check only when a
+// rule needs its answer: SCR001 over a clean vault history that is all
+// loose needs none, so no `git log -1` of HEAD~N runs beside the walk. A
+// packed vault history, or one with a violation, is walked again from the
+// resolved date, with the findings of a check that resolved first.
+func TestLateSinceResolvesOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := config.Defaults()
+	tr := newRepo(t)
+	for i := 0; i < 4; i++ {
+		tr.commit(fmt.Sprintf("code %d", i), map[string]string{"src/a.go": fmt.Sprintf("package a // %d\n", i)})
+	}
+	j, _ := notes.Append("", "", entry(1), 50)
+	tr.vaultCommit("progress: one", map[string]string{notes.VaultJournal: j})
+	j, _ = notes.Append(j, "", entry(2), 50)
+	tr.vaultCommit("progress: two", map[string]string{notes.VaultJournal: j})
+	run := func(since string) (Report, *Input) {
+		t.Helper()
+		repo, err := gitops.Discover(ctx, tr.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := NewInput(ctx, repo, cfg, since, Rules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(ctx, in, Rules())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, in
+	}
+	if rep, in := run("HEAD~2"); in.late == nil || in.lateAsked.Load() || len(rep.Findings) != 0 {
+		t.Fatalf("clean loose vault: late %v, resolution asked %v, findings %s", in.late != nil, in.lateAsked.Load(), describe(rep.Findings))
+	}
+	// An edited entry: SCR001 finds it, so the walk needs the date.
+	tr.vaultCommit("progress: edit", map[string]string{notes.VaultJournal: strings.Replace(j, "session 1", "session one", 1)})
+	rep, in := run("HEAD~2")
+	if !in.lateAsked.Load() || !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.RuleID == "SCR001" }) {
+		t.Fatalf("violation: resolution asked %v, findings %s", in.lateAsked.Load(), describe(rep.Findings))
+	}
+	eager, _ := run(tr.GitTrim("rev-parse", "HEAD~2")) // a full id resolves at once
+	if !reflect.DeepEqual(rep, eager) {
+		t.Fatalf("late and resolved --since differ:\nlate%s\nresolved%s", describe(rep.Findings), describe(eager.Findings))
+	}
+	// Packed, the vault history goes through git from the resolved date.
+	tr.Git("repack", "-a", "-d", "-q")
+	tr.Git("prune-packed")
+	packed, in := run("HEAD~2")
+	if !in.lateAsked.Load() || !reflect.DeepEqual(packed, eager) {
+		t.Fatalf("packed vault: resolution asked %v, findings%s", in.lateAsked.Load(), describe(packed.Findings))
+	}
+}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,6 +29,40 @@ func newJournalAppendOnly() Rule {
 func (journalAppendOnly) reads() inputs { return readsVault }
 
 func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error) {
+	if in.Vault == "" {
+		return newJournalWalk(in).run(ctx)
+	}
+	if in.late != nil {
+		// --since is unresolved: the whole vault history first, when it
+		// is loose. Clean, it is clean since --since too, and nothing
+		// waits for the resolution; else the walk is redone from the
+		// date --since resolves to.
+		w := newJournalWalk(in)
+		w.wholeLoose = true
+		if found, err := w.run(ctx); err == nil && len(found) == 0 {
+			return nil, nil
+		} else if err != nil && !errors.Is(err, errNotLoose) {
+			return nil, err
+		}
+	}
+	date, err := in.VaultSinceDate()
+	if err != nil {
+		return nil, err
+	}
+	w := newJournalWalk(in)
+	w.sinceDate = date // "" walks the whole vault history
+	return w.run(ctx)
+}
+
+// errNotLoose is a whole-vault walk (wholeLoose) that met a packed commit.
+var errNotLoose = errors.New("the vault history is not all loose")
+
+// newJournalWalk is SCR001's walk of in: the vault ref's own history (its
+// tip, and with --since every vault commit made since then; the view
+// files are output, not versions: a person's edit is kept aside by the
+// view itself), or the branch's, journal and archive, where there is no
+// vault ref.
+func newJournalWalk(in *Input) *journalWalk {
 	w := &journalWalk{
 		in:       in,
 		jPath:    in.Config.Paths.Journal,
@@ -40,13 +75,9 @@ func (journalAppendOnly) Check(ctx context.Context, in *Input) ([]Finding, error
 		journals: map[string][]jentry{},
 	}
 	if in.Vault != "" {
-		// The vault ref's own history: its tip, and with --since every
-		// vault commit made since then. The view files are output, not
-		// versions (a person's edit is kept aside by the view itself).
 		w.jPath, w.aPath, w.head, w.rng, w.working, w.prefix = notes.VaultJournal, notes.VaultArchive, in.Vault, in.Vault, false, VaultPrefix
-		w.sinceDate = in.VaultSince // "" walks the whole vault history
 	}
-	return w.run(ctx)
+	return w
 }
 
 // journalWalk verifies the journal's history with one `git log --raw`,
@@ -61,9 +92,10 @@ type journalWalk struct {
 	// head and rng are the commit whose files are the newest versions and
 	// the history to walk ("" for none); working adds the work tree's files
 	// as the newest versions; sinceDate bounds the walk by committer date;
-	// prefix names the files in findings.
+	// prefix names the files in findings; wholeLoose reads the whole
+	// history in process or fails with errNotLoose.
 	head, rng, sinceDate, prefix string
-	working                      bool
+	working, wholeLoose          bool
 	hexLen                       int
 	blobs                        map[string]string   // archive blob id → content
 	parsed                       map[string][]jentry // archive blob id → entries of the whole blob
@@ -111,6 +143,9 @@ func (w *journalWalk) run(ctx context.Context) ([]Finding, error) {
 			if w.prefix == VaultPrefix {
 				if cs, ok := in.Repo.VaultPathHistory(rng, w.sinceDate, paths); ok {
 					return cs, nil
+				}
+				if w.wholeLoose {
+					return nil, errNotLoose
 				}
 			}
 			if w.sinceDate != "" {

@@ -125,6 +125,9 @@ func runCheck(ctx context.Context, opts *CheckOptions) error {
 	done := opts.IO.Progress(fmt.Sprintf("checking %d rules over the vault and its history", len(rules)))
 	rep, err := check.Run(ctx, in, rules)
 	done()
+	if serr := in.SinceErr(); serr != nil {
+		return &ExitError{Code: ExitUsage, Err: serr}
+	}
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("check: %w", err)}
 	}
