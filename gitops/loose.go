@@ -394,9 +394,12 @@ const maxPathHistory = 1000
 // at the vault's top level or below), with their blob ids before and after.
 // since is an RFC 3339 date ("" for the whole history): the walk stops at
 // the first commit older, as git's does. ok is false — ask git — for a
-// history that is not a chain of at most maxPathHistory loose commits, or
-// where a path is not a plain file.
-func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCommit, ok bool) {
+// history that is not a chain of at most limit loose commits
+// (maxPathHistory when limit is 0), or where a path is not a plain file.
+func (r *Repo) VaultPathHistory(tip, since string, paths []string, limit int) (out []PathCommit, ok bool) {
+	if limit <= 0 || limit > maxPathHistory {
+		limit = maxPathHistory
+	}
 	l := r.loose()
 	if l == nil || !plumbing.IsHash(tip) {
 		return nil, false
@@ -444,7 +447,7 @@ func (r *Repo) VaultPathHistory(tip, since string, paths []string) (out []PathCo
 	if ok {
 		cur, ok = entries(c)
 	}
-	for n := 0; ok && n < maxPathHistory && len(c.ParentHashes) <= 1; n++ {
+	for n := 0; ok && n < limit && len(c.ParentHashes) <= 1; n++ {
 		if c.Committer.When.Unix() < after {
 			return out, true
 		}

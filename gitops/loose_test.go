@@ -346,7 +346,7 @@ func TestVaultPathHistoryMatchesGit(t *testing.T) {
 	// from i on.
 	changed := []int{6, 6, 5, 5, 4, 3, 2, 1}
 	for i, since := range append([]string{""}, dates...) {
-		got, ok := r.VaultPathHistory(tip, since, paths)
+		got, ok := r.VaultPathHistory(tip, since, paths, 0)
 		if !ok {
 			t.Fatalf("since %q: not read from loose objects", since)
 		}
@@ -365,18 +365,25 @@ func TestVaultPathHistoryMatchesGit(t *testing.T) {
 			t.Errorf("since %q:\n loose %+v\n git   %+v", since, got, want)
 		}
 	}
+	// A chain longer than the limit is git's; one within it is read.
+	if _, ok := r.VaultPathHistory(tip, "", paths, len(trees)-1); ok {
+		t.Errorf("a chain of %d commits was read under a limit of %d", len(trees), len(trees)-1)
+	}
+	if _, ok := r.VaultPathHistory(tip, "", paths, len(trees)); !ok {
+		t.Errorf("a chain of %d commits was not read under a limit of as many", len(trees))
+	}
 	// What is not a chain of loose plain files is git's.
 	merge := strings.TrimSpace(tr.GitStdin([]byte("m\n"), "commit-tree", mktree(j("- m\n")), "-p", tip, "-p", tip+"~1"))
-	if _, ok := r.VaultPathHistory(merge, "", paths); ok {
+	if _, ok := r.VaultPathHistory(merge, "", paths, 0); ok {
 		t.Error("a merge was read, not left to git")
 	}
 	dir := strings.TrimSpace(tr.GitStdin([]byte("d\n"), "commit-tree", mktree("040000 tree "+mktree(j("- x\n"))+"\tjournal.md"), "-p", tip))
-	if _, ok := r.VaultPathHistory(dir, "", paths); ok {
+	if _, ok := r.VaultPathHistory(dir, "", paths, 0); ok {
 		t.Error("a directory at journal.md was read, not left to git")
 	}
 	tr.Git("update-ref", "refs/scribe/test", tip)
 	tr.Git("gc", "-q")
-	if _, ok := r.VaultPathHistory(tip, "", paths); ok {
+	if _, ok := r.VaultPathHistory(tip, "", paths, 0); ok {
 		t.Error("packed commits were read, not left to git")
 	}
 }

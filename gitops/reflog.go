@@ -104,7 +104,7 @@ func scanReflog(path string, limit int64, want func(newID []byte) bool, line fun
 			if i < 0 {
 				break
 			}
-			if !entry(buf[i+1:], want, line) {
+			if !reflogEntry(buf[i+1:], want, line) {
 				return
 			}
 			buf = buf[:i+1]
@@ -112,13 +112,13 @@ func scanReflog(path string, limit int64, want func(newID []byte) bool, line fun
 		carry = buf
 	}
 	if end == 0 && len(carry) > 0 {
-		entry(carry, want, line)
+		reflogEntry(carry, want, line)
 	}
 	return
 }
 
-// entry parses one reflog line (with or without its newline) for line.
-func entry(b []byte, want func([]byte) bool, line func(newID, msg string) bool) bool {
+// reflogEntry parses one reflog line (with or without its newline) for line.
+func reflogEntry(b []byte, want func([]byte) bool, line func(newID, msg string) bool) bool {
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	old, rest, ok := bytes.Cut(b, []byte(" "))
 	if !ok || len(old) == 0 {
