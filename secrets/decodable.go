@@ -1,6 +1,9 @@
 package secrets
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+	"encoding/hex"
+)
 
 // mayDecode reports whether gitleaks' decoder (codec.Decoder.Decode) could
 // find an encoded segment in text. false is a proof that it finds none, so
@@ -81,12 +84,8 @@ func hexDecodes(s string) bool {
 	if len(s)%2 != 0 || !hasDigit(s) {
 		return false
 	}
-	for i := 0; i < len(s); i += 2 {
-		if !printable(hexVal(s[i])<<4 | hexVal(s[i+1])) {
-			return false
-		}
-	}
-	return true
+	b, err := hex.DecodeString(s)
+	return err == nil && allPrintable(b)
 }
 
 // base64Decodes is codec's decodeBase64 not returning "": one of
@@ -143,16 +142,6 @@ func hexRun(s string, n int) bool {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // isBase64Char is the decoder's [\w\/+-] (Go's \w is ASCII).
