@@ -151,8 +151,12 @@ func ParseSession(data []byte) (Session, error) {
 	return s, nil
 }
 
-// Render writes the record as YAML.
+// Render writes the record as YAML: what yaml.Marshal writes, most often
+// without its cost (renderSession).
 func (s Session) Render() []byte {
+	if out, ok := renderSession(s); ok {
+		return out
+	}
 	out, err := yaml.Marshal(s)
 	if err != nil {
 		return []byte(fmt.Sprintf("id: %q\nstatus: %s\n", s.ID, s.Status))
