@@ -2,6 +2,8 @@ package gitops
 
 import (
 	"bytes"
+	"compress/zlib"
+	"io"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -52,6 +54,29 @@ func TestPackEntryHeader(t *testing.T) {
 	} {
 		if got := packEntryHeader(plumbing.BlobObject, c.size); !bytes.Equal(got, c.want) {
 			t.Errorf("size %d: header % x, want % x", c.size, got, c.want)
+		}
+	}
+}
+
+// appendStoredZlib's streams read back through compress/zlib whole, at the
+// sizes around a stored block's 65,535-byte bound.
+func TestAppendStoredZlib(t *testing.T) {
+	for _, n := range []int{0, 1, 65534, 65535, 65536, 2*65535 + 7} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + i>>9)
+		}
+		z := appendStoredZlib([]byte("keep"), data)
+		if string(z[:4]) != "keep" {
+			t.Fatalf("%d bytes: dst's bytes not kept", n)
+		}
+		zr, err := zlib.NewReader(bytes.NewReader(z[4:]))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		back, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(back, data) {
+			t.Fatalf("%d bytes: read back %d bytes, %v", n, len(back), err)
 		}
 	}
 }
