@@ -66,3 +66,13 @@ func killSelf() {
 		time.Sleep(time.Hour)
 	}
 }
+
+// TraceEnd prints the trace's last line when GIT_SCRIBE_TRACE is set: the
+// command's wall time and its own CPU and page faults, without its git
+// processes (whose lines give theirs), to tell scribe's share from git's.
+func TraceEnd() {
+	if traceGit {
+		fmt.Fprintf(os.Stderr, "git-scribe trace: end at %.1f ms, scribe's own %s\n",
+			float64(time.Since(traceEpoch).Microseconds())/1000, selfUsage())
+	}
+}

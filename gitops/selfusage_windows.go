@@ -1,0 +1,5 @@
+//go:build windows
+
+package gitops
+
+func selfUsage() string { return "" }
