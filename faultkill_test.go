@@ -194,8 +194,9 @@ func leftovers(dir string) []string {
 			return filepath.SkipDir // the view's own state
 		case top == "followups" && !strings.HasPrefix(d.Name(), "cache-"):
 			return nil // the regenerations' cache; a temporary one is left over
-		case rel == "sessions.cache" || rel == "vaultlog.cache" || rel == "ident.cache":
-			return nil // kept parses (gitops.WriteKept)
+		case rel == "sessions.cache" || rel == "vaultlog.cache" || rel == "ident.cache",
+			strings.HasPrefix(rel, "untracked-") && strings.HasSuffix(rel, ".memo"):
+			return nil // kept parses and scans (gitops.WriteKept)
 		case d.IsDir():
 			if strings.HasPrefix(rel, "blobs-") {
 				left = append(left, rel+"/")

@@ -104,7 +104,21 @@ var identEnv = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NA
 // identSources names, by a sha256, what the identities are computed from;
 // keepable is false where that cannot be said (above).
 func (r *Repo) identSources() (from string, keepable bool) {
-	if len(r.env) > 0 || os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" {
+	if os.Getenv("GIT_AUTHOR_DATE") != "" || os.Getenv("GIT_COMMITTER_DATE") != "" {
+		return "", false
+	}
+	return r.configSources("include")
+}
+
+// configSources names, by a sha256, the config git reads and what it
+// reads it from: the variables of identEnv and every config file git may
+// read, by size, time, inode and whether it is there. ok is false where
+// that cannot be said: variables that add config git reads from nowhere
+// else, GIT_DIR or GIT_WORK_TREE set by the caller, or a config file
+// holding any of words (lower case; "include": a file it pulls in, whose
+// changes this does not see).
+func (r *Repo) configSources(words ...string) (string, bool) {
+	if len(r.env) > 0 || os.Getenv("GIT_CONFIG_COUNT") != "" {
 		return "", false
 	}
 	var b strings.Builder
@@ -136,8 +150,15 @@ func (r *Repo) identSources() (from string, keepable bool) {
 		}
 		fmt.Fprintf(&b, "%s %d %d %d\n", f, fi.Size(), fi.ModTime().UnixNano(), inodeOf(fi))
 		if fi.Mode().IsRegular() {
-			if data, err := os.ReadFile(f); err != nil || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+			data, err := os.ReadFile(f)
+			if err != nil {
 				return "", false
+			}
+			data = bytes.ToLower(data)
+			for _, w := range words {
+				if bytes.Contains(data, []byte(w)) {
+					return "", false
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,8 +246,20 @@ const maxLimitedDiff = 1000
 // keeps status from refreshing the user's index (a lock a concurrent
 // `git commit` would fail on).
 func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgainst string) (staged, unstaged []FileChange, untracked []string, err error) {
-	args := append([]string{"--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all",
-		"--ignore-submodules=dirty", "--no-renames", "--", "."}, excludeSpecs(exclude)...)
+	// The untracked files are kept between commands while nothing they
+	// depend on changed (untracked.go); a scan for a memo also lists the
+	// directories git ignores, which the next walk does not enter.
+	plan := r.planUntracked(exclude)
+	scan := []string{"--untracked-files=all"}
+	switch {
+	case plan.kept != nil:
+		scan = []string{"--untracked-files=no"}
+	case plan.next != nil:
+		scan = append(scan, "--ignored=matching")
+	}
+	args := append(append([]string{"--no-optional-locks", "status", "--porcelain=v2", "-z"}, scan...),
+		"--ignore-submodules=dirty", "--no-renames", "--", ".")
+	args = append(args, excludeSpecs(exclude)...)
 	out, err := r.Git(ctx, args...)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the work tree's state: %w", err)
@@ -256,6 +269,11 @@ func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgai
 		return nil, nil, nil, err
 	}
 	untracked = st.untracked
+	if plan.kept != nil {
+		untracked = slices.Clone(plan.kept.Untracked)
+	} else {
+		r.keepUntracked(plan, st.untracked, st.ignoredDirs)
+	}
 	var wg sync.WaitGroup
 	var serr, uerr error
 	if len(st.staged) > 0 {
@@ -276,9 +294,11 @@ func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgai
 	return staged, unstaged, untracked, errors.Join(serr, uerr)
 }
 
-// statusV2 is what `git status --porcelain=v2 -z` says changed.
+// statusV2 is what `git status --porcelain=v2 -z` says changed, and the
+// directories it says are ignored (with --ignored=matching, "dir/").
 type statusV2 struct {
 	staged, unstaged, untracked []string
+	ignoredDirs                 []string
 }
 
 // parseStatusV2 reads `git status --porcelain=v2 -z` (no --branch, no
@@ -302,7 +322,12 @@ func parseStatusV2(out []byte) (statusV2, error) {
 			}
 			st.untracked = append(st.untracked, rec[2:])
 			continue
-		case '!', '#':
+		case '!':
+			if len(rec) > 3 && rec[1] == ' ' && strings.HasSuffix(rec, "/") {
+				st.ignoredDirs = append(st.ignoredDirs, rec[2:])
+			}
+			continue
+		case '#':
 			continue
 		default:
 			return st, fmt.Errorf("parse git status output: unexpected record %q", clip(rec, 80))

@@ -60,6 +60,9 @@ type Repo struct {
 	// noLoose turns off reading loose objects in process (the tests
 	// compare the readers).
 	noLoose bool
+	// noUntrackedMemo turns off keeping the untracked scan (untracked.go;
+	// the tests compare with and without).
+	noUntrackedMemo bool
 	// ident is the identities PrepareIdent is reading.
 	ident identState
 	// spec is the vault write made beside the reads (SpeculateVault).
