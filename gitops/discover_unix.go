@@ -23,15 +23,3 @@ func inodeOf(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
-
-// lstatStamp is a path's modification time (ns) and inode, and whether it
-// is a directory or a regular file, by one lstat and no allocation (the
-// untracked memo checks every directory of the work tree).
-func lstatStamp(path string) (mtime int64, ino uint64, dir, regular bool, err error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
-		return 0, 0, false, false, err
-	}
-	mode := st.Mode & syscall.S_IFMT
-	return st.Mtim.Nano(), uint64(st.Ino), mode == syscall.S_IFDIR, mode == syscall.S_IFREG, nil
-}

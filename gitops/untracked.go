@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -65,7 +64,7 @@ type memoDir struct {
 	Path   string // from the top, "" for the top
 	MTime  int64
 	Ino    uint64
-	Names  string // sha256 of its entries' names and types
+	Names  uint64 // FNV-1a of its entries' names and types
 	Racy   bool   // changed within a second of the read: read each time
 	Ignore bool   // it holds a .gitignore
 }
@@ -106,8 +105,13 @@ func (r *Repo) trackedState() (sum [32]byte, gitlinks map[string]bool, ok bool) 
 		return sum, nil, false
 	}
 	defer release()
-	buf := make([]byte, 0, len(b)/3)
+	h := sha256.New()
+	buf := make([]byte, 0, 32<<10)
 	if !eachIndexEntry(b, func(name []byte, mode uint32, flags uint16) indexStep {
+		if len(buf)+len(name)+2 > cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 		buf = append(append(buf, name...), 0, byte(flags>>12&3))
 		if mode&0o170000 == 0o160000 {
 			gitlinks[string(name)] = true
@@ -116,7 +120,9 @@ func (r *Repo) trackedState() (sum [32]byte, gitlinks map[string]bool, ok bool) 
 	}) {
 		return sum, nil, false
 	}
-	return sha256.Sum256(buf), gitlinks, true
+	h.Write(buf)
+	h.Sum(sum[:0])
+	return sum, gitlinks, true
 }
 
 // untrackedKey is the sha256 of what the untracked files depend on but the
@@ -157,36 +163,6 @@ func (r *Repo) untrackedKey(exclude []string, dirs []memoDir, tracked [32]byte) 
 	return hex.EncodeToString(sum[:]), true
 }
 
-// dirNames is the sha256 of a directory's entries, names and types, in
-// the order the directory gives them (a directory that is not changed
-// gives them in the same order).
-func dirNames(entries []fs.DirEntry) string {
-	h := sha256.New()
-	for _, e := range entries {
-		h.Write([]byte(e.Name()))
-		h.Write([]byte{0, byte(e.Type() >> 24), byte(e.Type() >> 16)})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// readDir reads a directory once: its stamp and entries.
-func readDir(abs string) (mt int64, ino uint64, entries []fs.DirEntry, err error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	if !fi.IsDir() {
-		return 0, 0, nil, fs.ErrInvalid
-	}
-	entries, err = f.ReadDir(-1)
-	return fi.ModTime().UnixNano(), inodeOf(fi), entries, err
-}
-
 // loadUntrackedMemo is the kept memo, if any.
 func (r *Repo) loadUntrackedMemo() *untrackedMemo {
 	var m untrackedMemo
@@ -219,34 +195,38 @@ type memoWalk struct {
 	ok       bool
 }
 
-// read records the directory rel from its entries, and returns the
+// read reads the directory rel and records it, and returns the
 // subdirectories to enter; nested is true for a nested repository (or
 // worktree), which git shows whole and the memo does not enter.
-func (w *memoWalk) read(rel string, mt int64, ino uint64, entries []fs.DirEntry) (subdirs []string, nested bool) {
-	d := memoDir{Path: rel, MTime: mt, Ino: ino, Names: dirNames(entries), Racy: mt >= w.racy}
-	for _, e := range entries {
-		child := e.Name()
-		if rel != "" {
-			child = rel + "/" + child
-		}
+func (w *memoWalk) read(rel string) (subdirs []string, nested bool) {
+	d := memoDir{Path: rel}
+	var err error
+	d.MTime, d.Ino, d.Names, err = scanDir(filepath.Join(w.r.WorkTree, filepath.FromSlash(rel)), func(name []byte, typ byte) {
 		switch {
-		case e.Name() == ".git":
-			if rel != "" {
-				return nil, true
-			}
-		case e.Name() == ".gitignore":
-			if !e.Type().IsRegular() {
-				w.ok = false
+		case string(name) == ".git":
+			nested = rel != ""
+		case string(name) == ".gitignore":
+			if typ != dtReg {
+				w.ok = false // a symlinked .gitignore: git's rules for it are its own
 			}
 			d.Ignore = true
-		case !e.IsDir() || w.gitlinks[child] || w.ignored[child+"/"] || excludedPath(child, w.exclude):
-		default:
-			subdirs = append(subdirs, child)
+		case typ == dtDir:
+			child := string(name)
+			if rel != "" {
+				child = rel + "/" + child
+			}
+			if !w.gitlinks[child] && !w.ignored[child+"/"] && !excludedPath(child, w.exclude) {
+				subdirs = append(subdirs, child)
+			}
 		}
-	}
-	if len(w.dirs) == untrackedMemoMaxDirs {
+	})
+	if err != nil || len(w.dirs) == untrackedMemoMaxDirs {
 		w.ok = false
 	}
+	if nested || !w.ok {
+		return nil, nested
+	}
+	d.Racy = d.MTime >= w.racy
 	w.dirs = append(w.dirs, d)
 	return subdirs, false
 }
@@ -257,12 +237,7 @@ func (w *memoWalk) walk(rel string) {
 	for len(stack) > 0 && w.ok {
 		rel := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		mt, ino, entries, err := readDir(filepath.Join(w.r.WorkTree, filepath.FromSlash(rel)))
-		if err != nil {
-			w.ok = false
-			return
-		}
-		subdirs, _ := w.read(rel, mt, ino, entries)
+		subdirs, _ := w.read(rel)
 		for i := len(subdirs) - 1; i >= 0; i-- {
 			stack = append(stack, subdirs[i])
 		}
@@ -299,19 +274,19 @@ func (w *memoWalk) refresh(m *untrackedMemo) (changed bool) {
 			w.dirs, same[d.Path] = append(w.dirs, d), true
 			continue
 		}
-		mt, ino, entries, err := readDir(abs)
+		mt, ino, names, err := scanDir(abs, nil)
 		if err != nil {
 			w.ok = false
 			return true
 		}
-		if dirNames(entries) == d.Names {
+		if names == d.Names && ino == d.Ino {
 			d.MTime, d.Racy = mt, mt >= w.racy
 			w.dirs, same[d.Path] = append(w.dirs, d), true
 			continue
 		}
 		changed = true
-		subdirs, nested := w.read(d.Path, mt, ino, entries)
-		if nested {
+		subdirs, nested := w.read(d.Path)
+		if nested || !w.ok {
 			continue
 		}
 		for _, sd := range subdirs {
@@ -400,3 +375,24 @@ func (r *Repo) keepUntracked(s untrackedScan, untracked, ignoredDirs []string) {
 	m.Untracked, m.IgnoredDirs = untracked, ignoredDirs
 	_ = WriteKept(r.untrackedMemoPath(), m)
 }
+
+// The FNV-1a hash of directory listings (scanDir): a change of a listing
+// it misses takes 2^-64 luck.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
+}
+
+// Entry types as scanDir gives them (the values of Linux's DT_).
+const (
+	dtDir = 4
+	dtReg = 8
+	dtLnk = 10
+)
