@@ -271,6 +271,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgai
 	untracked = st.untracked
 	if plan.kept != nil {
 		untracked = slices.Clone(plan.kept.Untracked)
+		r.keepRestamped(plan)
 	} else {
 		r.keepUntracked(plan, st.untracked, st.ignoredDirs)
 	}

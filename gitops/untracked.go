@@ -73,6 +73,10 @@ type memoDir struct {
 // check would cost much of the scan it saves.
 const untrackedMemoMaxDirs = 10000
 
+// memoRestampAt is how many directories read again for their times
+// make a check that stands keep the memo anew.
+const memoRestampAt = 8
+
 // memoRacy is how close to a read a directory's time may be before its
 // names are compared each time (timestamps are coarser than the clock).
 const memoRacy = time.Second
@@ -193,6 +197,9 @@ type memoWalk struct {
 	racy     int64 // a time from which a directory is racy
 	dirs     []memoDir
 	ok       bool
+	// restamped counts the directories read again that hold what they
+	// held, under a newer time or no longer racy.
+	restamped int
 }
 
 // read reads the directory rel and records it, and returns the
@@ -280,6 +287,9 @@ func (w *memoWalk) refresh(m *untrackedMemo) (changed bool) {
 			return true
 		}
 		if names == d.Names && ino == d.Ino {
+			if d.Racy && mt < w.racy || d.MTime != mt {
+				w.restamped++
+			}
 			d.MTime, d.Racy = mt, mt >= w.racy
 			w.dirs, same[d.Path] = append(w.dirs, d), true
 			continue
@@ -304,9 +314,10 @@ func (w *memoWalk) refresh(m *untrackedMemo) (changed bool) {
 // (the memo holds) or scanned, the memo brought up to date before git's
 // scan when one is to be kept.
 type untrackedScan struct {
-	kept  *untrackedMemo // the memo that holds: no scan
-	next  *untrackedMemo // the memo being made, nil when none is
-	prior []string       // the ignored directories the memo did not enter
+	kept      *untrackedMemo // the memo that holds: no scan
+	restamped *untrackedMemo // kept, its directories' new times to keep
+	next      *untrackedMemo // the memo being made, nil when none is
+	prior     []string       // the ignored directories the memo did not enter
 }
 
 // planUntracked checks the kept memo and, when it does not hold, brings
@@ -343,9 +354,24 @@ func (r *Repo) planUntracked(exclude []string) untrackedScan {
 		return untrackedScan{}
 	}
 	if !changed && key == m.Key {
-		return untrackedScan{kept: m}
+		// Directories that hold what they held are read again at each
+		// check until their new times are kept: all of a fresh clone's,
+		// racy at the first walk, and those a turn's edits renamed files
+		// in. A few are cheaper to read than the memo is to write.
+		s := untrackedScan{kept: m}
+		if w.restamped > memoRestampAt {
+			s.restamped = &untrackedMemo{Key: m.Key, Walked: true, Dirs: w.dirs, Untracked: m.Untracked, IgnoredDirs: m.IgnoredDirs}
+		}
+		return s
 	}
 	return untrackedScan{next: &untrackedMemo{Key: key, Walked: true, Dirs: w.dirs}, prior: m.IgnoredDirs}
+}
+
+// keepRestamped saves a memo that stood with its directories' new times.
+func (r *Repo) keepRestamped(s untrackedScan) {
+	if s.restamped != nil {
+		_ = WriteKept(r.untrackedMemoPath(), s.restamped)
+	}
 }
 
 // keepUntracked saves the memo a scan made, with its untracked files and

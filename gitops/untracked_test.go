@@ -2,6 +2,7 @@ package gitops
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,5 +204,54 @@ func TestUntrackedMemoFollowsChanges(t *testing.T) {
 		if !memoCheck(t, tr, r, c.what+", read again") {
 			t.Errorf("%s, read again: the memo brought up to date did not stand", c.what)
 		}
+	}
+}
+
+// TestUntrackedMemoRestamps: a memo whose directories were racy at the
+// walk (a fresh clone's all are) keeps their newer times at the check
+// that finds them settled, instead of reading them again at every check.
+func TestUntrackedMemoRestamps(t *testing.T) {
+	tr := memoRepo(t)
+	for i := range memoRestampAt + 4 {
+		tr.Write(fmt.Sprintf("pkg%d/f.go", i), "package p\n")
+	}
+	tr.Git("add", ".")
+	tr.Git("commit", "-qm", "more")
+	r := tr.open()
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []string{".gitignore", ".git/info/exclude"} {
+		os.Chtimes(tr.Path(f), old, old)
+	}
+	memoCheck(t, tr, r, "first read")
+	memoCheck(t, tr, r, "the walk") // every directory changed just now: racy
+	racy := func() (n int) {
+		for _, d := range r.loadUntrackedMemo().Dirs {
+			if d.Racy {
+				n++
+			}
+		}
+		return n
+	}
+	if n := racy(); n <= memoRestampAt {
+		t.Fatalf("%d racy directories after a walk of new ones", n)
+	}
+	// Their times set back (nothing else): the check stands and restamps.
+	filepath.WalkDir(tr.Dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if err == nil && d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	if !memoCheck(t, tr, r, "the directories settled") {
+		t.Fatal("the memo did not stand for directories only dated back")
+	}
+	if n := racy(); n != 0 {
+		t.Fatalf("%d directories still racy after checks that found them settled", n)
+	}
+	if !memoCheck(t, tr, r, "settled") {
+		t.Fatal("the memo did not stand")
 	}
 }
