@@ -7,7 +7,8 @@
 #           `git scribe wrap --hint X`, vs the plain-git way of doing the job
 #           (`git diff --stat HEAD~1` + a journal commit)
 #   status  `git scribe status` and `git scribe bridge` vs `git status`
-#   stop    a Stop hook after a turn that committed, vs `git status`
+#   stop    a Stop hook after a turn that committed files it rewrote, and
+#           after one that also added a file, vs `git status`
 #   check   `git scribe check` vs `git log -p` over the paths it reads,
 #           whole history, --since HEAD~500 and --since its commit id (as
 #           the CI job passes the base), in paired rounds
@@ -49,8 +50,9 @@ json "$work/status.json" git-status
 echo "== Stop hook after a turn that committed (ratio to git status --porcelain)"
 "$work/turn.sh" && git scribe wrap --hook < "$work/stop.json"
 hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/stop-t.json" \
-  --command-name git-status "git status --porcelain" \
-  --prepare "$work/turn.sh" --command-name stop-after-commit "sh -c 'git scribe wrap --hook < $work/stop.json'" >/dev/null
+  --prepare "$work/turn.sh" --command-name git-status "git status --porcelain" \
+  --prepare "$work/turn.sh" --command-name stop-after-commit "sh -c 'git scribe wrap --hook < $work/stop.json'" \
+  --prepare "$work/newturn.sh" --command-name stop-after-new-file "sh -c 'git scribe wrap --hook < $work/stop.json'" >/dev/null
 json "$work/stop-t.json" git-status
 
 echo "== check (ratio to git log -p over the same paths; paired rounds, scripts/bench-pair.py)"
