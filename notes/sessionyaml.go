@@ -42,9 +42,7 @@ func renderSession(s Session) (out []byte, ok bool) {
 	if len(s.Commits) > 0 {
 		w.key("commits")
 		for _, c := range s.Commits {
-			w.b = append(w.b, "    - "...)
-			w.indent = "      "
-			w.strAfterKey("sha", c.SHA)
+			w.item("sha", c.SHA)
 			w.str("subject", c.Subject, false)
 			w.str("patch_id", c.PatchID, true)
 			if len(c.Files) > 0 {
@@ -53,8 +51,8 @@ func renderSession(s Session) (out []byte, ok bool) {
 			}
 			w.int("added", int64(c.Added), true)
 			w.int("deleted", int64(c.Deleted), true)
-			w.indent = ""
 		}
+		w.indent = ""
 	}
 	w.strings("files", s.Files)
 	w.strings("tests", s.Tests)
@@ -62,14 +60,12 @@ func renderSession(s Session) (out []byte, ok bool) {
 	if len(s.Followups) > 0 {
 		w.key("followups")
 		for _, f := range s.Followups {
-			w.b = append(w.b, "    - "...)
-			w.indent = "      "
-			w.strAfterKey("text", f.Text)
+			w.item("text", f.Text)
 			w.str("project", f.Project, true)
 			w.str("quote", f.Quote, true)
 			w.str("status", string(f.Status), false)
-			w.indent = ""
 		}
+		w.indent = ""
 	}
 	w.strings("memory_signals", s.Signals)
 	w.str("journal_entry", s.Entry, true)
@@ -96,6 +92,14 @@ func (w *yamlWriter) str(k, v string, omitEmpty bool) {
 		return
 	}
 	w.b = append(w.b, w.indent...)
+	w.strAfterKey(k, v)
+}
+
+// item starts an item of a top-level list of mappings with its first
+// key, the keys after it indented under it.
+func (w *yamlWriter) item(k, v string) {
+	w.b = append(w.b, "    - "...)
+	w.indent = "      "
 	w.strAfterKey(k, v)
 }
 
