@@ -4,7 +4,8 @@
 # (shell recorder), and with a hook that runs the Go binary
 # (`git scribe hook post-commit`) for comparison; median of 30 runs each,
 # then the same commits in 30 paired rounds (scripts/bench-pair.py), which
-# a load that moves between hyperfine's blocks of runs does not skew.
+# a load that moves between hyperfine's blocks of runs does not skew, and
+# last the two hooks crossed over two repositories.
 # Needs hyperfine (apt-get install hyperfine). Usage: scripts/bench-hook.sh
 set -eu
 . "$(dirname "$0")/bench-env.sh"
@@ -36,3 +37,22 @@ python3 "$root/scripts/bench-pair.py" 30 \
   "cd $work/none && $change ;; exec git -C $work/none commit -q -m x" \
   "cd $work/shell && $change ;; exec git -C $work/shell commit -q -m x"
 echo "queued records: $(ls "$work/shell/.git/scribe/queue" | wc -l) (shell), $(ls "$work/binary/.git/scribe/queue" | wc -l) (binary)"
+# Two repositories differ by more than their hooks (a pair of fresh ones
+# gave 1-2 ms between them with the same hook): the two hooks crossed over
+# two repositories, 40 paired rounds a pass.
+echo "== crossed over (the no-op and scribe's hook swapped between two repositories)"
+for v in x y; do
+  git init -q -b main "$work/$v"
+  (cd "$work/$v" && for f in a b c; do echo 0 > $f; done && git add . && git commit -qm init)
+done
+git -C "$work/x" scribe hook install >/dev/null
+cp "$work/x/.git/hooks/post-commit" "$work/scribe-hook"
+for pass in "x y" "y x"; do
+  set -- $pass
+  cp "$work/scribe-hook" "$work/$1/.git/hooks/post-commit"
+  cp "$work/noop/.git/hooks/post-commit" "$work/$2/.git/hooks/post-commit"
+  echo "scribe's hook in $1, the no-op in $2:"
+  python3 "$root/scripts/bench-pair.py" 40 \
+    "cd $work/$2 && $change ;; exec git -C $work/$2 commit -q -m x" \
+    "cd $work/$1 && $change ;; exec git -C $work/$1 commit -q -m x"
+done
