@@ -10,7 +10,9 @@
 set -eu
 src=$1 w=$2 n=$3 kind=$4 before=$5 after=$6
 root=$(cd "$(dirname "$0")/.." && pwd)
-for d in X Y; do "$root/scripts/bench-ab-setup.sh" "$src" "$w/$d" >/dev/null; done
+# Z is the plain-git side's own: its commits would make X's history
+# another's.
+for d in X Y Z; do "$root/scripts/bench-ab-setup.sh" "$src" "$w/$d" >/dev/null; done
 . "$w/X/env"
 cmd() {
 	if [ "$kind" = wrap ]; then
@@ -20,7 +22,7 @@ cmd() {
 	fi
 }
 base="exec git status --porcelain"
-[ "$kind" = wrap ] && base="$w/X/change.sh ;; exec sh -c 'git diff --stat HEAD~1 >/dev/null && echo \$\$ >> notes.md && git add notes.md && git commit -q -m x -- notes.md'"
+[ "$kind" = wrap ] && base="cd $w/Z/repo && $w/Z/change.sh ;; cd $w/Z/repo && exec sh -c 'git diff --stat HEAD~1 >/dev/null && echo \$\$ >> notes.md && git add notes.md && git commit -q -m x -- notes.md'"
 echo "pass 1: after in X, before in Y"
 python3 "$root/scripts/bench-pair.py" "$n" "$base" "$(cmd X "$after")" "$(cmd Y "$before")"
 echo "pass 2: after in Y, before in X"
