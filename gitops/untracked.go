@@ -52,8 +52,10 @@ import (
 // Walked is false for a memo that knows only which directories git
 // ignores (the first scan's, before any walk could skip them).
 type untrackedMemo struct {
-	Key         string
-	Walked      bool
+	Key    string
+	Walked bool
+	GaveUp time.Time // a walk this tree's memo cannot be made from
+
 	Dirs        []memoDir // parents before their subdirectories
 	Untracked   []string
 	IgnoredDirs []string // as git reported them ("dir/")
@@ -72,6 +74,10 @@ type memoDir struct {
 // untrackedMemoMaxDirs bounds the directories a memo checks: past it the
 // check would cost much of the scan it saves.
 const untrackedMemoMaxDirs = 10000
+
+// memoRetry is how long a tree whose memo could not be made is scanned
+// without trying again.
+const memoRetry = time.Hour
 
 // memoRestampAt is how many directories read again for their times
 // make a check that stands keep the memo anew.
@@ -130,14 +136,10 @@ func (r *Repo) trackedState() (sum [32]byte, gitlinks map[string]bool, ok bool) 
 }
 
 // untrackedKey is the sha256 of what the untracked files depend on but the
-// directories: the excluded pathspecs, the config, the ignore files (by
-// time and inode; one changed within memoRacy is not vouched for) and the
-// tracked paths.
-func (r *Repo) untrackedKey(exclude []string, dirs []memoDir, tracked [32]byte) (string, bool) {
-	cfg, ok := r.configSources("include", "excludesfile")
-	if !ok {
-		return "", false
-	}
+// directories: the excluded pathspecs, the config (cfg, as configSources
+// names it), the ignore files (by time and inode; one changed within
+// memoRacy is not vouched for) and the tracked paths.
+func (r *Repo) untrackedKey(cfg string, exclude []string, dirs []memoDir, tracked [32]byte) (string, bool) {
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" {
 		xdg = filepath.Join(os.Getenv("HOME"), ".config")
@@ -326,10 +328,17 @@ func (r *Repo) planUntracked(exclude []string) untrackedScan {
 	if !r.memoUsable() {
 		return untrackedScan{}
 	}
+	cfg, ok := r.configSources("include", "excludesfile")
+	if !ok {
+		return untrackedScan{}
+	}
 	m := r.loadUntrackedMemo()
 	if m == nil {
 		// No walk yet: this scan says which directories git ignores.
 		return untrackedScan{next: &untrackedMemo{}}
+	}
+	if !m.GaveUp.IsZero() && time.Since(m.GaveUp) < memoRetry {
+		return untrackedScan{}
 	}
 	tracked, gitlinks, ok := r.trackedState()
 	if !ok {
@@ -347,9 +356,12 @@ func (r *Repo) planUntracked(exclude []string) untrackedScan {
 		w.walk("")
 	}
 	if !w.ok {
+		// Too many directories, a symlinked .gitignore, one unreadable:
+		// the walk would fail the same way at every check for a while.
+		_ = WriteKept(r.untrackedMemoPath(), &untrackedMemo{GaveUp: time.Now(), IgnoredDirs: m.IgnoredDirs})
 		return untrackedScan{}
 	}
-	key, ok := r.untrackedKey(exclude, w.dirs, tracked)
+	key, ok := r.untrackedKey(cfg, exclude, w.dirs, tracked)
 	if !ok {
 		return untrackedScan{}
 	}

@@ -255,3 +255,23 @@ func TestUntrackedMemoRestamps(t *testing.T) {
 		t.Fatal("the memo did not stand")
 	}
 }
+
+// TestUntrackedMemoGivesUp: a tree the memo cannot be made from (here a
+// symlinked .gitignore, whose rules are git's own) is scanned at every
+// read, and not walked again at each for a while.
+func TestUntrackedMemoGivesUp(t *testing.T) {
+	tr := memoRepo(t)
+	if err := os.Symlink("../.gitignore", tr.Path("dir/.gitignore")); err != nil {
+		t.Skip(err)
+	}
+	r := tr.open()
+	settle(t, tr, r)
+	m := r.loadUntrackedMemo()
+	if m == nil || m.GaveUp.IsZero() || m.Walked {
+		t.Fatalf("memo %+v: want one that gave up", m)
+	}
+	tr.Write("dir/new.txt", "n")
+	if memoCheck(t, tr, r, "a new file beside a symlinked .gitignore") {
+		t.Fatal("a memo stood for a tree it gave up on")
+	}
+}
