@@ -8,7 +8,6 @@ import (
 	"runtime/pprof"
 
 	"github.com/git-scribe/git-scribe/cmd"
-	"github.com/git-scribe/git-scribe/gitops"
 )
 
 func main() {
@@ -25,13 +24,10 @@ func main() {
 			if pprof.StartCPUProfile(f) == nil {
 				code := cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 				pprof.StopCPUProfile()
-				gitops.TraceEnd()
 				f.Close()
 				os.Exit(code)
 			}
 		}
 	}
-	code := cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	gitops.TraceEnd()
-	os.Exit(code)
+	os.Exit(cmd.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

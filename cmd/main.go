@@ -39,6 +39,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Main runs git-scribe with args and streams and returns the exit status.
 // It is the only place that decides one.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer gitops.TraceEnd()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ios := NewIOStreams(stdin, stdout, stderr)

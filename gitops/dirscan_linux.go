@@ -2,8 +2,13 @@ package gitops
 
 import (
 	"encoding/binary"
+	"sync"
 	"syscall"
 )
+
+// direntBufs are scanDir's getdents64 buffers: one a directory would be
+// 16 KB of fresh heap, four pages to fault in, each time.
+var direntBufs = sync.Pool{New: func() any { return new([16 << 10]byte) }}
 
 // scanDir reads the directory at abs in one pass of getdents64 into a
 // reused buffer: its modification time (ns) and inode, the FNV-1a hash of
@@ -22,7 +27,8 @@ func scanDir(abs string, fn func(name []byte, typ byte)) (mtime int64, ino uint6
 		return 0, 0, 0, err
 	}
 	sum = fnvOffset
-	var buf [16 << 10]byte
+	buf := direntBufs.Get().(*[16 << 10]byte)
+	defer direntBufs.Put(buf)
 	for {
 		n, err := syscall.ReadDirent(fd, buf[:])
 		if err != nil {

@@ -25,18 +25,27 @@ func (r *Repo) TrackedPaths(ctx context.Context, paths []string) ([]byte, error)
 	return r.Git(ctx, append([]string{"ls-files", "-z", "--"}, paths...)...)
 }
 
+// indexInProcess reports whether this package reads the index itself
+// (eachIndexEntry) for what git would say of it: SHA-1, the index in its
+// place, a plain config, paths matched with case (core.ignoreCase makes
+// git match without), no split index (which keeps entries elsewhere).
+func (r *Repo) indexInProcess() bool {
+	if cfg := r.config(); r.objectFormat != "sha1" || r.env != nil || os.Getenv("GIT_INDEX_FILE") != "" || !cfg.plain || cfg.ignoreCase {
+		return false
+	}
+	shared, _ := filepath.Glob(filepath.Join(r.GitDir, "sharedindex.*"))
+	return len(shared) == 0
+}
+
 // trackedInIndex is TrackedPaths from the index file.
 func (r *Repo) trackedInIndex(paths []string) ([]byte, bool) {
-	if cfg := r.config(); r.objectFormat != "sha1" || r.env != nil || os.Getenv("GIT_INDEX_FILE") != "" || !cfg.plain || cfg.ignoreCase {
-		return nil, false // ignoreCase: pathspecs then match without case
-	}
 	for _, p := range paths {
 		if p == "" || strings.ContainsAny(p, "*?[\\:") || strings.HasPrefix(p, "/") {
 			return nil, false // pathspec magic or a glob
 		}
 	}
-	if shared, _ := filepath.Glob(filepath.Join(r.GitDir, "sharedindex.*")); len(shared) > 0 {
-		return nil, false // a split index keeps entries elsewhere
+	if !r.indexInProcess() {
+		return nil, false
 	}
 	b, release, err := mapFile(filepath.Join(r.GitDir, "index"))
 	if os.IsNotExist(err) {

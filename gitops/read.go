@@ -268,11 +268,11 @@ func (r *Repo) worktreeChanges(ctx context.Context, exclude []string, stagedAgai
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	untracked = st.untracked
 	if plan.kept != nil {
 		untracked = slices.Clone(plan.kept.Untracked)
 		r.keepRestamped(plan)
 	} else {
+		untracked = st.untracked
 		r.keepUntracked(plan, st.untracked, st.ignoredDirs)
 	}
 	var wg sync.WaitGroup

@@ -2,6 +2,8 @@ package gitops
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -185,6 +187,14 @@ func (r *Repo) gitIn(ctx context.Context, o runOpts, args ...string) ([]byte, er
 
 // ScribeDir is the runtime directory under the common git dir; never committed.
 func (r *Repo) ScribeDir() string { return filepath.Join(r.CommonDir, "scribe") }
+
+// WorkTreeKey names this work tree's own state under the shared scribe
+// dir (the view's, the follow-up cache's, the untracked memo's): linked
+// worktrees share the dir, each has its git dir.
+func (r *Repo) WorkTreeKey() string {
+	h := sha256.Sum256([]byte(r.GitDir))
+	return hex.EncodeToString(h[:6])
+}
 
 // objects opens the object store with go-git once. Only go-git's storage
 // and object packages are used: its top-level package pulls in its network

@@ -88,19 +88,13 @@ const memoRestampAt = 8
 const memoRacy = time.Second
 
 func (r *Repo) untrackedMemoPath() string {
-	sum := sha256.Sum256([]byte(r.WorkTree))
-	return filepath.Join(r.ScribeDir(), "untracked-"+hex.EncodeToString(sum[:6])+".memo")
+	return filepath.Join(r.ScribeDir(), "untracked-"+r.WorkTreeKey()+".memo")
 }
 
 // memoUsable reports whether this repository's untracked files can be
-// kept at all.
+// kept at all: their tracked paths are read in process.
 func (r *Repo) memoUsable() bool {
-	if r.noUntrackedMemo || runtime.GOOS == "windows" || r.objectFormat != "sha1" || r.env != nil ||
-		os.Getenv("GIT_INDEX_FILE") != "" || r.config().ignoreCase {
-		return false
-	}
-	shared, _ := filepath.Glob(filepath.Join(r.GitDir, "sharedindex.*"))
-	return len(shared) == 0
+	return !r.noUntrackedMemo && runtime.GOOS != "windows" && r.indexInProcess()
 }
 
 // trackedState is the sha256 of the index's paths and stages, and the
@@ -390,7 +384,7 @@ func (r *Repo) keepRestamped(s untrackedScan) {
 // the directories git reported ignored. If git no longer ignores one the
 // memo did not enter, the memo starts over: only the ignored directories
 // are kept, for the next walk. Nothing is written where scribe keeps no
-// state yet.
+// state yet, or where a path would put a secret there (namesSecret).
 func (r *Repo) keepUntracked(s untrackedScan, untracked, ignoredDirs []string) {
 	m := s.next
 	if m == nil {
@@ -411,7 +405,27 @@ func (r *Repo) keepUntracked(s untrackedScan, untracked, ignoredDirs []string) {
 		}
 	}
 	m.Untracked, m.IgnoredDirs = untracked, ignoredDirs
+	if r.namesSecret(m) {
+		return
+	}
 	_ = WriteKept(r.untrackedMemoPath(), m)
+}
+
+// namesSecret reports whether a path m would keep holds what the
+// redactor removes (a token as a file's name): no secret is written
+// under the scribe dir, so such a tree is scanned each time.
+func (r *Repo) namesSecret(m *untrackedMemo) bool {
+	if r.Redact == nil {
+		return false
+	}
+	var b strings.Builder
+	for _, d := range m.Dirs {
+		b.WriteString(d.Path + "\n")
+	}
+	for _, p := range append(m.Untracked, m.IgnoredDirs...) {
+		b.WriteString(p + "\n")
+	}
+	return r.Redact(b.String()) != b.String()
 }
 
 // The FNV-1a hash of directory listings (scanDir): a change of a listing

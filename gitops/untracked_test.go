@@ -275,3 +275,20 @@ func TestUntrackedMemoGivesUp(t *testing.T) {
 		t.Fatal("a memo stood for a tree it gave up on")
 	}
 }
+
+// TestUntrackedMemoKeepsNoSecret: a file whose name holds what the
+// redactor removes is never written into the memo; the tree is scanned
+// each time instead, and still agrees with git.
+func TestUntrackedMemoKeepsNoSecret(t *testing.T) {
+	tr := memoRepo(t)
+	r := tr.open()
+	r.Redact = func(s string) string { return strings.ReplaceAll(s, "ghp_0123456789abcdef", "REDACTED") }
+	tr.Write("ghp_0123456789abcdef.txt", "a token as a file name")
+	settle(t, tr, r)
+	if b, err := os.ReadFile(r.untrackedMemoPath()); err == nil && strings.Contains(string(b), "ghp_0123456789abcdef") {
+		t.Fatal("the memo holds a secret file name")
+	}
+	if memoCheck(t, tr, r, "a secret file name") {
+		t.Fatal("a memo stood for a tree it could not keep")
+	}
+}

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -346,8 +344,7 @@ func (v *Vault) followupCache() *followups.Cache {
 // share the state dir; the view's state is kept per work tree the same
 // way, viewStateFile).
 func (v *Vault) followupCachePath() string {
-	h := sha256.Sum256([]byte(v.Repo.GitDir))
-	return filepath.Join(v.Repo.ScribeDir(), "followups", hex.EncodeToString(h[:6]))
+	return filepath.Join(v.Repo.ScribeDir(), "followups", v.Repo.WorkTreeKey())
 }
 
 // saveFollowupCache writes the cache back when a regeneration changed it:

@@ -158,8 +158,7 @@ func (v *Vault) viewIntact(head gitops.Head, st viewState) bool {
 }
 
 func (v *Vault) viewStateFile() string {
-	h := sha256.Sum256([]byte(v.Repo.GitDir))
-	return filepath.Join(v.Repo.ScribeDir(), "view", hex.EncodeToString(h[:6])+".json")
+	return filepath.Join(v.Repo.ScribeDir(), "view", v.Repo.WorkTreeKey()+".json")
 }
 
 func sum(b []byte) string {
