@@ -291,4 +291,17 @@ func TestUntrackedMemoKeepsNoSecret(t *testing.T) {
 	if memoCheck(t, tr, r, "a secret file name") {
 		t.Fatal("a memo stood for a tree it could not keep")
 	}
+	// Made once a memo is kept: only the new paths are checked, and it
+	// is one of them.
+	os.Remove(tr.Path("ghp_0123456789abcdef.txt"))
+	settle(t, tr, r)
+	if r.loadUntrackedMemo() == nil || !memoCheck(t, tr, r, "the secret file gone") {
+		t.Fatal("no memo kept for a tree without a secret")
+	}
+	tr.Write("dir/ghp_0123456789abcdef", "again")
+	memoCheck(t, tr, r, "a secret file name after the memo")
+	memoCheck(t, tr, r, "a secret file name after the memo, read again")
+	if b, err := os.ReadFile(r.untrackedMemoPath()); err == nil && strings.Contains(string(b), "ghp_0123456789abcdef") {
+		t.Fatal("the memo holds a secret file name made after it")
+	}
 }
